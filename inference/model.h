@@ -1,0 +1,77 @@
+// A loaded model, usable without any graph framework:
+//
+//   ASSIGN_OR_RETURN(Model model, Model::Load("face_detection_short_range.tflite"));
+//   ASSIGN_OR_RETURN(auto runner, model.CreateRunner("auto", /*threads=*/2));
+//   std::copy(pixels, pixels + n, runner->Inputs()[0].f32());
+//   RETURN_IF_ERROR(runner->Invoke());
+//   const float* scores = runner->Outputs()[1].f32();
+//
+// Load() reads and verifies the file and runs the load-time passes (constant
+// folding, activation fusion, views, dead code). A Model is cheap to copy and
+// immutable; each Runner owns its buffers, so one model can feed many runners
+// (one per thread).
+#ifndef SLUICE_INFERENCE_MODEL_H_
+#define SLUICE_INFERENCE_MODEL_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "inference/backend.h"
+#include "inference/ir.h"
+
+namespace sluice::inference {
+
+struct TensorInfo {
+  std::string name;
+  ir::DType dtype = ir::DType::kFloat32;
+  ir::Shape shape;
+};
+
+class Runner {
+ public:
+  Runner(std::shared_ptr<const ir::Graph> graph, std::unique_ptr<CompiledModel> compiled);
+
+  const std::vector<IoTensor>& Inputs() const { return compiled_->Inputs(); }
+  const std::vector<IoTensor>& Outputs() const { return compiled_->Outputs(); }
+  absl::Status Invoke() { return compiled_->Invoke(); }
+  std::string_view backend_name() const { return compiled_->BackendName(); }
+  std::vector<std::string> OpPlacement() const { return compiled_->OpPlacement(); }
+
+ private:
+  std::shared_ptr<const ir::Graph> graph_;  // the compiled model points into it
+  std::unique_ptr<CompiledModel> compiled_;
+};
+
+class Model {
+ public:
+  static absl::StatusOr<Model> Load(const std::string& path);
+  // `name` is used in messages.
+  static absl::StatusOr<Model> LoadFromBuffer(std::string_view bytes, std::string_view name);
+
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  // The graph after the load-time passes.
+  const ir::Graph& graph() const { return *graph_; }
+  // Operator count in the file, before folding (for reports).
+  int file_op_count() const { return file_op_count_; }
+
+  // `backend`: see SelectBackend(); `threads` >= 1.
+  absl::StatusOr<std::unique_ptr<Runner>> CreateRunner(std::string_view backend = "auto",
+                                                       int threads = 1) const;
+
+ private:
+  std::shared_ptr<const ir::Graph> graph_;
+  std::vector<TensorInfo> inputs_, outputs_;
+  int file_op_count_ = 0;
+};
+
+// Evaluates constant-input ops with the reference kernels (for FoldConstants).
+absl::Status EvaluateConstantOp(ir::Graph& graph, int op_index);
+
+}  // namespace sluice::inference
+
+#endif  // SLUICE_INFERENCE_MODEL_H_

@@ -1,0 +1,27 @@
+// Static figures of a graph: op histogram, multiply-accumulates, parameters,
+// activation memory. Counting conventions are MODELS_INVENTORY.md's.
+#ifndef SLUICE_INFERENCE_MODEL_STATS_H_
+#define SLUICE_INFERENCE_MODEL_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "inference/ir.h"
+
+namespace sluice::inference {
+
+struct ModelStats {
+  std::map<std::string, int> op_histogram;  // op name -> count
+  // CONV_2D N*OH*OW*OC*KH*KW*IC; DEPTHWISE N*OH*OW*OC*KH*KW; FULLY_CONNECTED
+  // rows*OUT*IN; transposed conv N*IH*IW*IC*KH*KW*OC.
+  int64_t macs = 0;
+  int64_t params = 0;       // float weight elements the ops read
+  int64_t param_bytes = 0;  // bytes of all constants the ops read (fp32 after folding)
+};
+
+ModelStats ComputeStats(const ir::Graph& graph);
+
+}  // namespace sluice::inference
+
+#endif  // SLUICE_INFERENCE_MODEL_STATS_H_

@@ -1,0 +1,225 @@
+#include "inference/xnnpack/xnnpack_backend.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "inference/reference/reference_kernels.h"
+#include "inference/testing/graph_builder.h"
+#include "inference/testing/op_harness.h"
+
+namespace sluice::inference::xnn {
+namespace {
+
+using ir::OpType;
+using testing::GraphBuilder;
+
+// Runs `graph` on a backend with the given input values; returns output 0.
+std::vector<float> RunOn(const Backend& backend, const ir::Graph& graph,
+                         const std::vector<std::vector<float>>& inputs, int threads = 1,
+                         std::vector<std::string>* placement = nullptr) {
+  auto compiled = backend.Compile(graph, BackendOptions{threads});
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  if (!compiled.ok()) return {};
+  CompiledModel& m = **compiled;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(m.Inputs()[i].data, inputs[i].data(), inputs[i].size() * sizeof(float));
+  }
+  const absl::Status s = m.Invoke();
+  EXPECT_TRUE(s.ok()) << s;
+  if (placement) *placement = m.OpPlacement();
+  const IoTensor& out = m.Outputs()[0];
+  return std::vector<float>(out.f32(), out.f32() + out.num_elements());
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, float tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], tol * (1.0f + std::fabs(want[i]))) << "element " << i;
+  }
+}
+
+// in [1,5,5,3] -> conv 3x3 SAME -> (t1) ; conv 1x1 -> (t2); CONCAT(t1, t2) on
+// channels (no XNNPACK node in this version) -> ADD bias -> RELU6: the concat
+// must run as a reference island between two XNNPACK runs.
+// With `fp16_filter` the first filter is stored fp16 behind a DEQUANTIZE; its
+// values are multiples of 1/8 so that fp16 holds them exactly and
+// ConvConcatAddGraph(false, true) is the same network in fp32.
+ir::Graph ConvConcatAddGraph(bool fp16_filter, bool round_weights = false) {
+  GraphBuilder b("concat_island");
+  const int in = b.Input({1, 5, 5, 3});
+  std::vector<float> w1 = testing::RandomFloats(4 * 3 * 3 * 3, -1, 1, 7);
+  if (round_weights || fp16_filter) {
+    for (float& w : w1) w = std::lround(w * 8) / 8.0f;
+  }
+  int f1;
+  if (fp16_filter) {
+    // An fp16 constant behind an unfolded DEQUANTIZE: converted at compile time.
+    std::vector<uint16_t> half(w1.size());
+    for (size_t i = 0; i < w1.size(); ++i) {
+      // Values k/8 are exact in fp16: sign | exponent | mantissa by hand.
+      const int k = static_cast<int>(std::lround(w1[i] * 8));
+      w1[i] = k / 8.0f;
+      if (k == 0) {
+        half[i] = 0;
+        continue;
+      }
+      const float a = std::fabs(static_cast<float>(k)) / 8.0f;
+      int e = static_cast<int>(std::floor(std::log2(a)));
+      const int mant = static_cast<int>(std::lround((a / std::ldexp(1.0f, e) - 1.0f) * 1024));
+      half[i] = static_cast<uint16_t>((k < 0 ? 0x8000 : 0) | ((e + 15) << 10) | mant);
+    }
+    const int h = b.ConstBytes({4, 3, 3, 3}, ir::DType::kFloat16, half.data(), half.size() * 2);
+    f1 = b.Tensor({4, 3, 3, 3});
+    b.Op(OpType::kDequantize, {h}, {f1});
+  } else {
+    f1 = b.Const({4, 3, 3, 3}, w1);
+  }
+  const int bias1 = b.Const({4}, {0.1f, -0.2f, 0.3f, 0.0f});
+  const int t1 = b.Tensor({1, 5, 5, 4});
+  ir::Conv2DOptions c1;
+  c1.padding = ir::Padding::kSame;
+  b.Op(OpType::kConv2D, {in, f1, bias1}, {t1}, c1);
+  const int f2 = b.Const({2, 1, 1, 3}, testing::RandomFloats(6, -1, 1, 8));
+  const int t2 = b.Tensor({1, 5, 5, 2});
+  b.Op(OpType::kConv2D, {in, f2, -1}, {t2}, ir::Conv2DOptions{});
+  const int cat = b.Tensor({1, 5, 5, 6});
+  ir::ConcatenationOptions co;
+  co.axis = 3;
+  b.Op(OpType::kConcatenation, {t1, t2}, {cat}, co);
+  const int bias = b.Const({6}, {0.5f, -0.5f, 1.f, -1.f, 2.f, 0.f});
+  const int out = b.Tensor({1, 5, 5, 6});
+  ir::BinaryOptions ao;
+  ao.activation = ir::Activation::kRelu6;
+  b.Op(OpType::kAdd, {cat, bias}, {out}, ao);
+  b.Output(out);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, RunsUnsupportedOpsAsReferenceIslands) {
+  const ir::Graph g = ConvConcatAddGraph(/*fp16_filter=*/false);
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<float> x = testing::RandomFloats(75, -1, 1, 3);
+  std::vector<std::string> placement;
+  const std::vector<float> got = RunOn(*xnn, g, {x}, 1, &placement);
+  EXPECT_EQ(placement, (std::vector<std::string>{"xnnpack", "xnnpack", "reference", "xnnpack"}));
+  ExpectNear(got, RunOn(*ref, g, {x}), 1e-5f);
+}
+
+TEST(XnnpackBackendTest, ConvertsFp16WeightsBehindDequantizeAtCompileTime) {
+  const ir::Graph g = ConvConcatAddGraph(/*fp16_filter=*/true);
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<float> x = testing::RandomFloats(75, -1, 1, 4);
+  std::vector<std::string> placement;
+  const std::vector<float> got = RunOn(*xnn, g, {x}, 1, &placement);
+  ASSERT_EQ(placement.size(), 5u);
+  EXPECT_EQ(placement[0], "xnnpack");  // the DEQUANTIZE: folded, no kernel
+  // The reference backend needs folded weights: it gets the fp32 twin.
+  ExpectNear(got, RunOn(*ref, ConvConcatAddGraph(false, true), {x}), 1e-5f);
+}
+
+TEST(XnnpackBackendTest, ThreadCountDoesNotChangeResults) {
+  const ir::Graph g = ConvConcatAddGraph(false);
+  auto xnn = CreateXnnpackBackend();
+  const std::vector<float> x = testing::RandomFloats(75, -1, 1, 5);
+  ExpectNear(RunOn(*xnn, g, {x}, 2), RunOn(*xnn, g, {x}, 1), 1e-6f);
+}
+
+TEST(XnnpackBackendTest, RejectsBadThreadCount) {
+  auto xnn = CreateXnnpackBackend();
+  auto r = xnn->Compile(ConvConcatAddGraph(false), BackendOptions{0});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(XnnpackBackendTest, SupportsOpExplainsWhatItCannotRun) {
+  const ir::Graph g = ConvConcatAddGraph(false);
+  auto xnn = CreateXnnpackBackend();
+  EXPECT_TRUE(xnn->SupportsOp(g, 0).ok());
+  const absl::Status s = xnn->SupportsOp(g, 2);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(s.message().find("CONCATENATION"), std::string::npos) << s;
+
+  GraphBuilder b;
+  const int in = b.Input({1, 4, 4, 2});
+  const int out = b.Tensor({1, 4, 4, 2});
+  ir::BinaryOptions tanh;
+  tanh.activation = ir::Activation::kTanh;
+  b.Op(OpType::kAdd, {in, in}, {out}, tanh);
+  b.Output(out);
+  const absl::Status t = xnn->SupportsOp(b.Build(), 0);
+  EXPECT_NE(t.message().find("TANH"), std::string::npos) << t;
+  EXPECT_FALSE(xnn->SupportsOp(g, 99).ok());
+}
+
+TEST(XnnpackBackendTest, GraphOfOnlyIslandsStillRuns) {
+  GraphBuilder b;
+  const int a = b.Input({1, 3, 2});
+  const int c = b.Input({1, 1, 2});
+  const int out = b.Tensor({1, 4, 2});
+  ir::ConcatenationOptions co;
+  co.axis = 1;
+  b.Op(OpType::kConcatenation, {a, c}, {out}, co);
+  b.Output(out);
+  auto xnn = CreateXnnpackBackend();
+  const std::vector<float> got = RunOn(*xnn, b.Build(), {{1, 2, 3, 4, 5, 6}, {7, 8}});
+  EXPECT_EQ(got, (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+// Broadcasting binary ops of rank 5 and 6: whatever XNNPACK's limits, the
+// answer must be right (an op XNNPACK refuses at definition becomes an island).
+TEST(XnnpackBackendTest, HighRankBroadcastAddIsRight) {
+  for (const ir::Shape& shape : {ir::Shape{1, 2, 2, 3, 2}, ir::Shape{2, 1, 2, 2, 3, 2}}) {
+    GraphBuilder b;
+    const int x = b.Input(shape);
+    ir::Shape bshape(shape.size(), 1);
+    bshape.back() = 2;
+    const int c = b.Const(bshape, {10.f, 20.f});
+    const int out = b.Tensor(shape);
+    b.Op(OpType::kAdd, {x, c}, {out}, ir::BinaryOptions{});
+    b.Output(out);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(ir::NumElements(shape), -1, 1, 9);
+    std::vector<std::string> placement;
+    const std::vector<float> got = RunOn(*CreateXnnpackBackend(), g, {in}, 1, &placement);
+    ASSERT_EQ(got.size(), in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      ASSERT_FLOAT_EQ(got[i], in[i] + (i % 2 ? 20.f : 10.f)) << i;
+    }
+    std::printf("ADD rank %zu runs on %s\n", shape.size(), placement[0].c_str());
+  }
+}
+
+// The differential harness: every op case of the inventory, xnnpack against
+// reference. Both compute in fp32 but sum in different orders (XNNPACK uses
+// FMA and blocked accumulation), hence 1e-4 absolute + relative.
+TEST(XnnpackBackendTest, PassesTheDifferentialOpHarness) {
+  auto xnn = CreateXnnpackBackend();
+  const testing::Tolerance tol{1e-4f, 1e-4f};
+  int on_xnnpack = 0;
+  for (const testing::OpCase& c : testing::StandardOpCases()) {
+    auto r = testing::CompareWithReference(c, *xnn, tol);
+    if (!r.ok()) {
+      // A case the reference itself rejects is the harness's problem, not ours.
+      auto rc = reference::CreateReferenceBackend()->Compile(c.graph, BackendOptions{1});
+      if (!rc.ok()) {
+        std::printf("harness case '%s' skipped, reference rejects it: %s\n", c.name.c_str(),
+                    rc.status().ToString().c_str());
+        continue;
+      }
+      ADD_FAILURE() << c.name << ": " << r.status();
+      continue;
+    }
+    EXPECT_TRUE(r->passed) << c.name << ": " << r->detail;
+    if (xnn->SupportsOp(c.graph, 0).ok()) ++on_xnnpack;
+  }
+  // Most cases must really run on XNNPACK, not on the islands.
+  EXPECT_GT(on_xnnpack, static_cast<int>(testing::StandardOpCases().size()) / 2);
+}
+
+}  // namespace
+}  // namespace sluice::inference::xnn

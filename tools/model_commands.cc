@@ -1,0 +1,148 @@
+// `sluice model-info MODEL` and `sluice bench-model MODEL`: the inference
+// engine on its own, without a graph.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "inference/model.h"
+#include "inference/model_stats.h"
+#include "tools/commands.h"
+
+namespace sluice::cli {
+namespace {
+
+using inference::Model;
+
+[[noreturn]] void Fail(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+  throw CLI::RuntimeError(1);
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Describe(const inference::TensorInfo& t) {
+  return absl::StrCat(t.name, " ", inference::ir::ShapeString(t.shape), " ",
+                      std::string(inference::ir::DTypeName(t.dtype)));
+}
+
+// Deterministic, mid-range input values (the timing does not depend on them).
+void FillInputs(inference::Runner& runner) {
+  for (const inference::IoTensor& in : runner.Inputs()) {
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      if (in.dtype == inference::ir::DType::kFloat32) {
+        in.f32()[i] = 0.5f + 0.25f * std::sin(0.01f * static_cast<float>(i));
+      } else if (in.dtype == inference::ir::DType::kInt32) {
+        in.i32()[i] = static_cast<int32_t>(i % 7);
+      }
+    }
+  }
+}
+
+void ModelInfo(const std::string& path, const std::string& backend, int threads) {
+  absl::StatusOr<Model> model = Model::Load(path);
+  if (!model.ok()) Fail(model.status());
+  const inference::ModelStats stats = inference::ComputeStats(model->graph());
+  std::printf("model: %s\n", path.c_str());
+  for (const auto& t : model->inputs()) std::printf("input:  %s\n", Describe(t).c_str());
+  for (const auto& t : model->outputs()) std::printf("output: %s\n", Describe(t).c_str());
+  std::printf("operators: %d in the file, %zu after load-time folding\n", model->file_op_count(),
+              model->graph().ops.size());
+  std::printf("MACs: %lld\n", static_cast<long long>(stats.macs));
+  std::printf("params: %lld float weights, %.2f MiB resident\n",
+              static_cast<long long>(stats.params), stats.param_bytes / (1024.0 * 1024.0));
+  absl::StatusOr<std::unique_ptr<inference::Runner>> runner = model->CreateRunner(backend, threads);
+  if (!runner.ok()) Fail(runner.status());
+  const std::vector<std::string> placement = (*runner)->OpPlacement();
+  // op name -> (backend -> count)
+  std::map<std::string, std::map<std::string, int>> table;
+  for (size_t i = 0; i < model->graph().ops.size(); ++i) {
+    const std::string where = i < placement.size() ? placement[i] : "?";
+    ++table[std::string(inference::ir::OpTypeName(model->graph().ops[i].type))][where];
+  }
+  std::printf("backend: %s (built: %s)\n", std::string((*runner)->backend_name()).c_str(),
+              absl::StrJoin(inference::BuiltBackendNames(), ", ").c_str());
+  std::printf("%-28s %6s  %s\n", "op", "count", "runs on");
+  for (const auto& [op, where] : table) {
+    int n = 0;
+    std::vector<std::string> parts;
+    for (const auto& [b, c] : where) {
+      n += c;
+      parts.push_back(absl::StrCat(b, " ", c));
+    }
+    std::printf("%-28s %6d  %s\n", op.c_str(), n, absl::StrJoin(parts, ", ").c_str());
+  }
+}
+
+void BenchModel(const std::string& path, const std::string& backend, int threads, int runs,
+                int warmup) {
+  if (runs < 1 || warmup < 0)
+    Fail(absl::InvalidArgumentError("--runs must be >= 1 and --warmup >= 0"));
+  absl::StatusOr<Model> model = Model::Load(path);
+  if (!model.ok()) Fail(model.status());
+  absl::StatusOr<std::unique_ptr<inference::Runner>> runner = model->CreateRunner(backend, threads);
+  if (!runner.ok()) Fail(runner.status());
+  inference::Runner& r = **runner;
+  FillInputs(r);
+  for (int i = 0; i < warmup; ++i) {
+    if (absl::Status s = r.Invoke(); !s.ok()) Fail(s);
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (absl::Status s = r.Invoke(); !s.ok()) Fail(s);
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  // Nearest-rank percentiles.
+  auto pct = [&](double p) {
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(std::ceil(p * ms.size())) - 1)];
+  };
+  const double median =
+      ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  std::printf("runs: %d, min_ms=%.3f max_ms=%.3f\n", runs, ms.front(), ms.back());
+  std::printf("bench-model %s %s %d median_ms=%.3f p90_ms=%.3f\n", BaseName(path).c_str(),
+              std::string(r.backend_name()).c_str(), threads, median, pct(0.9));
+}
+
+}  // namespace
+
+void AddModelCommands(CLI::App& app) {
+  struct Options {
+    std::string model, backend = "auto";
+    int threads = 1, runs = 20, warmup = 3;
+  };
+  auto opts = std::make_shared<Options>();
+
+  CLI::App* info = app.add_subcommand("model-info",
+                                      "Inputs, outputs, op histogram, MACs, params and "
+                                      "which backend runs each op of a .tflite model");
+  info->add_option("MODEL", opts->model, ".tflite file")->required();
+  info->add_option("--backend", opts->backend, "reference, xnnpack, cuda or auto");
+  info->add_option("--threads", opts->threads, "CPU threads")->check(CLI::PositiveNumber);
+  info->callback([opts] { ModelInfo(opts->model, opts->backend, opts->threads); });
+
+  CLI::App* bench = app.add_subcommand("bench-model",
+                                       "Times a .tflite model on one backend; the last "
+                                       "line is 'bench-model FILE BACKEND THREADS "
+                                       "median_ms=X p90_ms=Y'");
+  bench->add_option("MODEL", opts->model, ".tflite file")->required();
+  bench->add_option("--backend", opts->backend, "reference, xnnpack, cuda or auto");
+  bench->add_option("--threads", opts->threads, "CPU threads")->check(CLI::PositiveNumber);
+  bench->add_option("--runs", opts->runs, "timed runs")->check(CLI::PositiveNumber);
+  bench->add_option("--warmup", opts->warmup, "untimed runs first")->check(CLI::NonNegativeNumber);
+  bench->callback(
+      [opts] { BenchModel(opts->model, opts->backend, opts->threads, opts->runs, opts->warmup); });
+}
+
+}  // namespace sluice::cli
