@@ -12,6 +12,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev
   graphviz
+  libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-videoio-dev
   python3 python3-venv
 )
 

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Times every model on our xnnpack backend next to Google's TFLite interpreter
+(XNNPACK delegate on), same machine, same thread counts, and prints a Markdown
+table. A benchmark, not a test.
+
+usage: bench_models.py [--tool build/tests/oracle/sluice_run_model]
+                       [--models ../shared/models] [--threads 1,2] [--iters 30]
+                       [--backend xnnpack]
+Run it with the oracle venv's python (tests/oracle/setup_oracle_venv.sh).
+Each cell is "median (min)" of --iters timed invocations after two warm-up
+runs; both sides time Invoke() only (inputs already in place). ratio = ours /
+Google on the medians (on the minima in parentheses; < 1: we are faster). On a
+busy machine the minima are the better comparison.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ORACLE = os.path.join(REPO, "tests", "oracle")
+
+
+def timing(cmd):
+    """Runs a timing command; returns ((median_ms, min_ms or None), error)."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    med = re.search(r"median_ms=([0-9.]+)", r.stdout)
+    low = re.search(r"min_ms=([0-9.]+)", r.stdout)
+    if r.returncode != 0 or not med:
+        return None, (r.stderr.strip().splitlines() or ["failed"])[-1]
+    return (float(med.group(1)), float(low.group(1)) if low else None), ""
+
+
+def cell(t):
+    if t is None:
+        return "n/a"
+    return f"{t[0]:.2f}" + (f" ({t[1]:.2f})" if t[1] is not None else "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", default=os.path.join(REPO, "build-xnnpack", "tests", "oracle",
+                                                   "sluice_run_model"))
+    ap.add_argument("--models", default=os.path.join(REPO, "..", "shared", "models"))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--backend", default="xnnpack")
+    ap.add_argument("--sluice", default="",
+                    help="the sluice CLI: time ours with 'sluice bench-model' instead of --tool")
+    a = ap.parse_args()
+
+    try:
+        from ai_edge_litert import interpreter as tfl
+    except ImportError:
+        from tflite_runtime import interpreter as tfl
+    work = tempfile.mkdtemp(prefix="sluice_bench_")
+    threads = [int(t) for t in a.threads.split(",")]
+    head = "| model | " + " | ".join(
+        f"ours {t}T ms | Google {t}T ms | ratio {t}T" for t in threads) + " |"
+    print(head)
+    print("|---|" + "---:|" * (3 * len(threads)))
+    notes = []
+    for m in sorted(glob.glob(os.path.join(a.models, "*.tflite"))):
+        name = os.path.basename(m)[:-7]
+        r = subprocess.run([a.tool, m, "--print-input-shape"], capture_output=True, text=True)
+        if r.returncode != 0:
+            notes.append(f"{name}: our engine cannot load it: {r.stderr.strip()}")
+            continue
+        shape = [int(d) for d in r.stdout.split()[-1].split("x")]
+        inp = os.path.join(work, f"{name}.npy")
+        np.save(inp, np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32))
+        cells = []
+        for t in threads:
+            if a.sluice:
+                ours, why = timing([a.sluice, "bench-model", m, "--backend", a.backend,
+                                    "--threads", str(t), "--runs", str(a.iters)])
+            else:
+                ours, why = timing([a.tool, m, inp, os.path.join(work, "o_"), "--backend",
+                                    a.backend, "--threads", str(t), "--bench", str(a.iters)])
+            if ours is None:
+                notes.append(f"{name} ({t} threads), ours: {why}")
+            google, gwhy = timing([sys.executable, os.path.join(ORACLE, "run_tflite.py"), m,
+                                      inp, os.path.join(work, "g_"), "--threads", str(t),
+                                      "--bench", str(a.iters)])
+            if google is None and t == threads[0]:
+                notes.append(f"{name}: Google's interpreter: {gwhy}")
+            ratio = "n/a"
+            if ours and google:
+                ratio = f"{ours[0] / google[0]:.2f}"
+                if ours[1] and google[1]:
+                    ratio += f" ({ours[1] / google[1]:.2f})"
+            cells += [cell(ours), cell(google), ratio]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    for n in notes:
+        print(f"\n- {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+// The static-link trap: this binary links sluice_util_calculators and
+// sluice_tensor_postprocess_calculators whole and checks that every calculator
+// name they provide is registered, once.
+#include "framework/calculator_registry.h"
+#include "gtest/gtest.h"
+
+namespace sluice {
+namespace {
+
+TEST(UtilCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
+  const char* kNames[] = {
+      "SsdAnchorsCalculator",
+      "NonMaxSuppressionCalculator",
+      "DetectionLetterboxRemovalCalculator",
+      "DetectionsToRectsCalculator",
+      "RectTransformationCalculator",
+      "LandmarkLetterboxRemovalCalculator",
+      "LandmarkProjectionCalculator",
+      "WorldLandmarkProjectionCalculator",
+      "ThresholdingCalculator",
+      "HandLandmarksToRectCalculator",
+      "AssociationNormRectCalculator",
+      "NormalizedRectVectorHasMinSizeCalculator",
+      "DetectionVectorHasMinSizeCalculator",
+      "NormalizedLandmarkListVectorHasMinSizeCalculator",
+      "ClassificationListVectorHasMinSizeCalculator",
+      "ClipDetectionVectorSizeCalculator",
+      "ClipNormalizedRectVectorSizeCalculator",
+      "BeginLoopDetectionCalculator",
+      "BeginLoopNormalizedRectCalculator",
+      "BeginLoopRectCalculator",
+      "BeginLoopNormalizedLandmarkListVectorCalculator",
+      "BeginLoopLandmarkListVectorCalculator",
+      "BeginLoopClassificationListCalculator",
+      "BeginLoopTensorCalculator",
+      "EndLoopDetectionCalculator",
+      "EndLoopNormalizedRectCalculator",
+      "EndLoopRectCalculator",
+      "EndLoopNormalizedLandmarkListVectorCalculator",
+      "EndLoopLandmarkListVectorCalculator",
+      "EndLoopClassificationListCalculator",
+      "ConcatenateDetectionVectorCalculator",
+      "ConcatenateNormalizedRectVectorCalculator",
+      "ConcatenateLandmarkListVectorCalculator",
+      "ConcatenateClassificationListVectorCalculator",
+      "SplitDetectionVectorCalculator",
+      "SplitNormalizedRectVectorCalculator",
+      "SplitLandmarkListVectorCalculator",
+      "SplitNormalizedLandmarkListVectorCalculator",
+      "SplitClassificationListVectorCalculator",
+      "SplitTensorVectorCalculator",
+      "SplitNormalizedLandmarkListCalculator",
+      "SplitLandmarkListCalculator",
+      // calculators/tensor post-processing.
+      "TensorsToDetectionsCalculator",
+      "TensorsToLandmarksCalculator",
+      "TensorsToFloatsCalculator",
+      "TensorsToClassificationCalculator",
+  };
+  for (const char* name : kNames) {
+    EXPECT_TRUE(CalculatorRegistry::Get().IsRegistered(name)) << name << " is not registered";
+  }
+  EXPECT_TRUE(CalculatorRegistry::Get().DuplicateNames().empty());
+}
+
+}  // namespace
+}  // namespace sluice
