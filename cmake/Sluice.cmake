@@ -48,9 +48,14 @@ function(sluice_test name)
 endfunction()
 
 # Links static libraries whole, so that registration objects are not dropped.
+# Raw linker flags rather than $<LINK_LIBRARY:WHOLE_ARCHIVE,...>: CMake refuses a
+# library that also arrives as a plain dependency (calculator libraries depend on
+# each other), while the linker takes the archive whole once and ignores the
+# later plain mention. The plain `${lib}` keeps usage requirements and ordering.
 function(sluice_link_whole target)
   foreach(lib ${ARGN})
-    target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>")
+    target_link_libraries(${target} PRIVATE
+      -Wl,--whole-archive $<TARGET_FILE:${lib}> -Wl,--no-whole-archive ${lib})
   endforeach()
 endfunction()
 

@@ -121,3 +121,11 @@ absl::Status WritePngFile(const ImageFrame& frame, const std::string& path) {
 }
 
 }  // namespace sluice
+
+#if defined(__SANITIZE_THREAD__)
+// Debian's OpenCV registers its GDAL codec on first use; GDAL's one-time
+// initialisation takes its own mutexes in an order TSan reports as a
+// potential deadlock. Not our code and single-threaded: suppress it here, in
+// the only library that reaches imgcodecs.
+extern "C" const char* __tsan_default_suppressions() { return "deadlock:libgdal.so\n"; }
+#endif

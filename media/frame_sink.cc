@@ -1,6 +1,7 @@
 #include "media/frame_sink.h"
 
-#include <cstdio>
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -37,10 +38,22 @@ absl::StatusOr<cv::Mat> ToBgr(const ImageFrame& frame, const std::string& what) 
       cv::cvtColor(view, bgr, cv::COLOR_GRAY2BGR);
       return bgr;
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": cannot write ", ImageFormat::Format_Name(frame.Format()),
-          " frames (SRGB, SRGBA or GRAY8 only)"));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": cannot write ",
+                                                     ImageFormat::Format_Name(frame.Format()),
+                                                     " frames (SRGB, SRGBA or GRAY8 only)"));
   }
+}
+
+// `image` scaled to fit `size` with its aspect ratio kept, centred on black.
+cv::Mat Letterbox(const cv::Mat& image, cv::Size size) {
+  const double scale = std::min(static_cast<double>(size.width) / image.cols,
+                                static_cast<double>(size.height) / image.rows);
+  const int w = std::clamp(static_cast<int>(std::lround(image.cols * scale)), 1, size.width);
+  const int h = std::clamp(static_cast<int>(std::lround(image.rows * scale)), 1, size.height);
+  cv::Mat out(size, image.type(), cv::Scalar::all(0));
+  cv::resize(image, out(cv::Rect((size.width - w) / 2, (size.height - h) / 2, w, h)),
+             cv::Size(w, h), 0, 0, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+  return out;
 }
 
 bool IsVideoPath(const std::string& path) {
@@ -60,9 +73,7 @@ class SingleImageSink : public FrameSink {
     return WriteImage(frame, path_);
   }
   absl::Status Close() override { return absl::OkStatus(); }
-  std::string Description() const override {
-    return absl::StrCat("image file \"", path_, "\"");
-  }
+  std::string Description() const override { return absl::StrCat("image file \"", path_, "\""); }
 
  private:
   std::string path_;
@@ -77,9 +88,7 @@ class FolderSink : public FrameSink {
     return WriteImage(frame, path.string());
   }
   absl::Status Close() override { return absl::OkStatus(); }
-  std::string Description() const override {
-    return absl::StrCat("image folder \"", dir_, "\"");
-  }
+  std::string Description() const override { return absl::StrCat("image folder \"", dir_, "\""); }
 
  private:
   std::string dir_;
@@ -97,14 +106,17 @@ class VideoSink : public FrameSink {
     absl::StatusOr<cv::Mat> bgr = ToBgr(frame, what);
     if (!bgr.ok()) return bgr.status();
     if (!writer_.isOpened()) {
-      absl::Status opened = Open(bgr->size());
+      // 4:2:0 encoders need even sizes: odd ones lose their last column/row.
+      first_size_ = bgr->size();
+      absl::Status opened =
+          Open(cv::Size(std::max(2, first_size_.width & ~1), std::max(2, first_size_.height & ~1)));
       if (!opened.ok()) return opened;
     }
-    if (bgr->size() != size_) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: frame is %dx%d but the video is %dx%d (sized from the first frame)", what,
-          bgr->cols, bgr->rows, size_.width, size_.height));
+    if (bgr->size() == first_size_ && first_size_ != size_) {
+      *bgr = (*bgr)(
+          cv::Rect(0, 0, std::min(size_.width, bgr->cols), std::min(size_.height, bgr->rows)));
     }
+    if (bgr->size() != size_) *bgr = Letterbox(*bgr, size_);
     try {
       writer_.write(*bgr);
     } catch (const cv::Exception& e) {
@@ -142,8 +154,7 @@ class VideoSink : public FrameSink {
     for (const std::string& c : codecs) {
       try {
         const int fourcc = cv::VideoWriter::fourcc(c[0], c[1], c[2], c[3]);
-        if (writer_.open(path_, cv::CAP_FFMPEG, fourcc, fps_, size, true) &&
-            writer_.isOpened()) {
+        if (writer_.open(path_, cv::CAP_FFMPEG, fourcc, fps_, size, true) && writer_.isOpened()) {
           codec_ = c;
           break;
         }
@@ -162,7 +173,8 @@ class VideoSink : public FrameSink {
   std::string path_;
   double fps_;
   cv::VideoWriter writer_;
-  cv::Size size_;
+  cv::Size first_size_;  // Of the first frame.
+  cv::Size size_;        // Of the video.
   std::string codec_;
   bool closed_ = false;
 };
@@ -201,9 +213,9 @@ absl::StatusOr<std::unique_ptr<FrameSink>> OpenFrameSink(const std::string& path
     return std::unique_ptr<FrameSink>(new VideoSink(path, fps > 0 ? fps : 30.0));
   }
   if (HasImageExtension(path)) return std::unique_ptr<FrameSink>(new SingleImageSink(path));
-  return absl::InvalidArgumentError(absl::StrCat(
-      "output \"", path,
-      "\": unknown kind (use .mp4/.mov/.mkv/.avi, an image extension, or a folder)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("output \"", path,
+                   "\": unknown kind (use .mp4/.mov/.mkv/.avi, an image extension, or a folder)"));
 }
 
 }  // namespace sluice

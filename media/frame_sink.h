@@ -30,6 +30,9 @@ class FrameSink {
 //  - ".mp4", ".m4v", ".mov", ".mkv": a video sized from the first frame at
 //    `fps` (<= 0 means 30), H.264 (fourcc avc1) when FFmpeg has an encoder for
 //    it, else MPEG-4 Part 2 (mp4v); Description() and Codec() say which.
+//    Later frames of another size are scaled to fit, aspect kept, on black
+//    (e.g. a folder of photos of mixed sizes). Odd widths/heights lose their
+//    last column/row (4:2:0 video needs even sizes).
 //  - ".avi": Motion JPEG (MJPG), falling back to mp4v.
 //  - ".png", ".jpg", ".jpeg", ".bmp", ...: one image; a second Write is an error.
 //  - an existing directory or a path ending in '/': one PNG per frame,

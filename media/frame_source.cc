@@ -55,8 +55,8 @@ class ImageListSource : public FrameSource {
 int CameraIndex(const std::string& s) {
   std::string digits = s;
   if (absl::StartsWith(s, "/dev/video")) digits = s.substr(10);
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(),
-                                     [](unsigned char c) { return std::isdigit(c); })) {
+  if (digits.empty() ||
+      !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); })) {
     return -1;
   }
   int index = -1;
@@ -67,8 +67,8 @@ int CameraIndex(const std::string& s) {
 }  // namespace
 
 bool HasImageExtension(const std::string& path) {
-  static const char* const kExtensions[] = {".png", ".jpg", ".jpeg", ".bmp", ".webp",
-                                            ".tif", ".tiff", ".ppm", ".pgm", ".pnm"};
+  static const char* const kExtensions[] = {".png", ".jpg",  ".jpeg", ".bmp", ".webp",
+                                            ".tif", ".tiff", ".ppm",  ".pgm", ".pnm"};
   const std::string ext = absl::AsciiStrToLower(fs::path(path).extension().string());
   for (const char* e : kExtensions) {
     if (ext == e) return true;
@@ -92,16 +92,15 @@ absl::StatusOr<std::unique_ptr<FrameSource>> OpenFrameSource(const std::string& 
   }
   if (fs::is_directory(st)) {
     std::vector<std::string> paths;
-    for (fs::directory_iterator it(path_or_device, ec), end; !ec && it != end;
-         it.increment(ec)) {
+    for (fs::directory_iterator it(path_or_device, ec), end; !ec && it != end; it.increment(ec)) {
       std::error_code type_ec;
       if (it->is_regular_file(type_ec) && HasImageExtension(it->path().string())) {
         paths.push_back(it->path().string());
       }
     }
     if (ec) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot list folder \"", path_or_device,
-                                                      "\": ", ec.message()));
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot list folder \"", path_or_device, "\": ", ec.message()));
     }
     if (paths.empty()) {
       return absl::NotFoundError(
@@ -115,8 +114,8 @@ absl::StatusOr<std::unique_ptr<FrameSource>> OpenFrameSource(const std::string& 
     // Decode now so that an unreadable single image is an open error.
     absl::StatusOr<ImageFrame> probe = ReadImageFile(path_or_device, ImageFormat::SRGB);
     if (!probe.ok()) return probe.status();
-    return std::unique_ptr<FrameSource>(new ImageListSource(
-        {path_or_device}, absl::StrCat("image file \"", path_or_device, "\"")));
+    return std::unique_ptr<FrameSource>(
+        new ImageListSource({path_or_device}, absl::StrCat("image file \"", path_or_device, "\"")));
   }
   return OpenVideoFileSource(path_or_device);
 }

@@ -52,8 +52,7 @@ bool HasImageExtension(const std::string& path);
 
 // Video files and cameras, via OpenCV's VideoCapture (video_capture_source.cc).
 absl::StatusOr<std::unique_ptr<FrameSource>> OpenVideoFileSource(const std::string& path);
-absl::StatusOr<std::unique_ptr<FrameSource>> OpenCameraSource(int index,
-                                                              const std::string& name);
+absl::StatusOr<std::unique_ptr<FrameSource>> OpenCameraSource(int index, const std::string& name);
 
 }  // namespace sluice
 

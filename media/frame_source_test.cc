@@ -25,8 +25,8 @@ std::string SharedDir() {
 
 // A fresh, empty temporary folder for one test.
 fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("sluice_media_" + name + "_" +
-                                              std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("sluice_media_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -99,8 +99,7 @@ TEST(FrameSourceTest, CorruptImageInFolderIsReportedAndOthersDelivered) {
 }
 
 TEST(FrameSourceTest, MissingInputsNameThePath) {
-  absl::StatusOr<std::unique_ptr<FrameSource>> missing =
-      OpenFrameSource("/nonexistent/clip.mp4");
+  absl::StatusOr<std::unique_ptr<FrameSource>> missing = OpenFrameSource("/nonexistent/clip.mp4");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("/nonexistent/clip.mp4"));

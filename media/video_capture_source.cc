@@ -29,7 +29,9 @@ absl::StatusOr<ImageFrame> ToSrgb(const cv::Mat& bgr, const std::string& what) {
   cv::Mat dst = MatView(&*frame);
   const int ch = bgr.channels();
   cv::cvtColor(bgr, dst,
-               ch == 1 ? cv::COLOR_GRAY2RGB : ch == 4 ? cv::COLOR_BGRA2RGB : cv::COLOR_BGR2RGB);
+               ch == 1   ? cv::COLOR_GRAY2RGB
+               : ch == 4 ? cv::COLOR_BGRA2RGB
+                         : cv::COLOR_BGR2RGB);
   return frame;
 }
 
@@ -102,8 +104,8 @@ class VideoCaptureSource : public FrameSource {
   int64_t NextTimestamp(double pos_ms) {
     int64_t ts;
     if (live_) {
-      ts = std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::steady_clock::now() - start_)
+      ts = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                 start_)
                .count();
     } else if (pos_ms >= 0 && std::isfinite(pos_ms) && (pos_ms > 0 || index_ == 0)) {
       ts = std::llround(pos_ms * 1000.0);
@@ -149,8 +151,7 @@ absl::StatusOr<std::unique_ptr<FrameSource>> OpenVideoFileSource(const std::stri
   return std::unique_ptr<FrameSource>(new VideoCaptureSource(std::move(cap), what, false));
 }
 
-absl::StatusOr<std::unique_ptr<FrameSource>> OpenCameraSource(int index,
-                                                              const std::string& name) {
+absl::StatusOr<std::unique_ptr<FrameSource>> OpenCameraSource(int index, const std::string& name) {
   const std::string what = absl::StrCat("camera \"", name, "\"");
   const std::string device = absl::StrCat("/dev/video", index);
   std::error_code ec;

@@ -22,12 +22,15 @@ absl::StatusOr<cv::Mat> Canvas(ImageFrame* frame, const char* what) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": no frame to draw on"));
   }
   if (frame->Format() != ImageFormat::SRGB && frame->Format() != ImageFormat::SRGBA) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": can only draw on SRGB or SRGBA frames, not ",
-                     ImageFormat::Format_Name(frame->Format())));
+    return absl::InvalidArgumentError(absl::StrCat(what,
+                                                   ": can only draw on SRGB or SRGBA frames, not ",
+                                                   ImageFormat::Format_Name(frame->Format())));
   }
   return MatView(frame);
 }
+
+// OpenCV asserts (throws) on line widths outside [1, 32767]; specs are user input.
+int LineWidth(int thickness) { return std::clamp(thickness, 1, 1000); }
 
 // MediaPipe's test: inside [0, 1], ends included.
 bool IsNormalized(float v) { return v >= 0.0f && v <= 1.0f; }
@@ -46,8 +49,8 @@ const DrawingSpec& SpecFor(const std::map<int, DrawingSpec>& specs, int key,
 }
 
 void DrawDot(cv::Mat& canvas, cv::Point p, const DrawingSpec& spec, bool white_border) {
-  const int radius = std::max(spec.circle_radius, 0);
-  const int thickness = spec.thickness < 0 ? cv::FILLED : std::max(spec.thickness, 1);
+  const int radius = std::clamp(spec.circle_radius, 0, 10000);
+  const int thickness = spec.thickness < 0 ? cv::FILLED : LineWidth(spec.thickness);
   if (white_border) {
     const int border = std::max(radius + 1, static_cast<int>(radius * 1.2));
     cv::circle(canvas, p, border, ToScalar(kWhite), thickness, cv::LINE_AA);
@@ -92,16 +95,15 @@ LandmarksStyle HandLandmarksStyle() {
 }
 
 absl::Status DrawLandmarks(ImageFrame* frame, const ::mediapipe::NormalizedLandmarkList& landmarks,
-                           absl::Span<const Connection> connections,
-                           const LandmarksStyle& style) {
+                           absl::Span<const Connection> connections, const LandmarksStyle& style) {
   absl::StatusOr<cv::Mat> canvas = Canvas(frame, "DrawLandmarks");
   if (!canvas.ok()) return canvas.status();
   const int n = landmarks.landmark_size();
   for (const Connection& c : connections) {
     if (c.first < 0 || c.first >= n || c.second < 0 || c.second >= n) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "DrawLandmarks: connection %d-%d names a landmark outside the list of %d", c.first,
-          c.second, n));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("DrawLandmarks: connection %d-%d names a landmark outside the list of %d",
+                          c.first, c.second, n));
     }
   }
   // Pixel positions of drawable landmarks; unset where MediaPipe skips them.
@@ -122,8 +124,8 @@ absl::Status DrawLandmarks(ImageFrame* frame, const ::mediapipe::NormalizedLandm
     if (!drawable[c.first] || !drawable[c.second]) continue;
     auto it = style.connection_specs.find(c);
     const DrawingSpec& spec = it == style.connection_specs.end() ? style.connection : it->second;
-    cv::line(*canvas, px[c.first], px[c.second], ToScalar(spec.color),
-             std::max(spec.thickness, 1), cv::LINE_AA);
+    cv::line(*canvas, px[c.first], px[c.second], ToScalar(spec.color), LineWidth(spec.thickness),
+             cv::LINE_AA);
   }
   for (int i = 0; i < n; ++i) {
     if (!drawable[i]) continue;
@@ -155,7 +157,7 @@ absl::Status DrawDetection(ImageFrame* frame, const ::mediapipe::Detection& dete
   const cv::Point p0 = ToPixel(clip(box.xmin()), clip(box.ymin()), w, h);
   const cv::Point p1 =
       ToPixel(clip(box.xmin() + box.width()), clip(box.ymin() + box.height()), w, h);
-  cv::rectangle(*canvas, p0, p1, ToScalar(box_spec.color), std::max(box_spec.thickness, 1),
+  cv::rectangle(*canvas, p0, p1, ToScalar(box_spec.color), LineWidth(box_spec.thickness),
                 cv::LINE_AA);
   return absl::OkStatus();
 }
@@ -183,8 +185,8 @@ absl::Status DrawNormalizedRect(ImageFrame* frame, const ::mediapipe::Normalized
     pts.emplace_back(static_cast<int>(std::lround(x * (1 << kShift))),
                      static_cast<int>(std::lround(y * (1 << kShift))));
   }
-  cv::polylines(*canvas, pts, /*isClosed=*/true, ToScalar(spec.color),
-                std::max(spec.thickness, 1), cv::LINE_AA, kShift);
+  cv::polylines(*canvas, pts, /*isClosed=*/true, ToScalar(spec.color), LineWidth(spec.thickness),
+                cv::LINE_AA, kShift);
   return absl::OkStatus();
 }
 
@@ -193,14 +195,18 @@ absl::Status DrawLabel(ImageFrame* frame, const std::string& text, float x, floa
   absl::StatusOr<cv::Mat> canvas = Canvas(frame, "DrawLabel");
   if (!canvas.ok()) return canvas.status();
   if (text.empty()) return absl::OkStatus();
+  if (!(style.font_scale > 0 && style.font_scale <= 100)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DrawLabel: font_scale must be in (0, 100], got ", style.font_scale));
+  }
   constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
   constexpr int kPad = 3;
-  const int thickness = std::max(style.thickness, 1);
+  const int thickness = LineWidth(style.thickness);
   int baseline = 0;
   const cv::Size size = cv::getTextSize(text, kFont, style.font_scale, thickness, &baseline);
   const int w = frame->Width(), h = frame->Height();
-  auto to_px = [](float v, int size) {
-    return std::isfinite(v) ? static_cast<int>(std::clamp(v, -1.0f, 2.0f) * size) : 0;
+  auto to_px = [](float v, int extent) {
+    return std::isfinite(v) ? static_cast<int>(std::clamp(v, -1.0f, 2.0f) * extent) : 0;
   };
   int px = to_px(x, w);
   int py = to_px(y, h);

@@ -46,19 +46,17 @@ using Connection = std::pair<int, int>;
 inline constexpr std::array<Connection, 6> kHandPalmConnections = {
     {{0, 1}, {0, 5}, {9, 13}, {13, 17}, {5, 9}, {0, 17}}};
 inline constexpr std::array<Connection, 3> kHandThumbConnections = {{{1, 2}, {2, 3}, {3, 4}}};
-inline constexpr std::array<Connection, 3> kHandIndexFingerConnections = {
-    {{5, 6}, {6, 7}, {7, 8}}};
+inline constexpr std::array<Connection, 3> kHandIndexFingerConnections = {{{5, 6}, {6, 7}, {7, 8}}};
 inline constexpr std::array<Connection, 3> kHandMiddleFingerConnections = {
     {{9, 10}, {10, 11}, {11, 12}}};
 inline constexpr std::array<Connection, 3> kHandRingFingerConnections = {
     {{13, 14}, {14, 15}, {15, 16}}};
-inline constexpr std::array<Connection, 3> kHandPinkyConnections = {
-    {{17, 18}, {18, 19}, {19, 20}}};
+inline constexpr std::array<Connection, 3> kHandPinkyConnections = {{{17, 18}, {18, 19}, {19, 20}}};
 // All 21 of the above.
 inline constexpr std::array<Connection, 21> kHandConnections = {
-    {{0, 1}, {0, 5}, {9, 13}, {13, 17}, {5, 9}, {0, 17}, {1, 2}, {2, 3}, {3, 4}, {5, 6}, {6, 7},
-     {7, 8}, {9, 10}, {10, 11}, {11, 12}, {13, 14}, {14, 15}, {15, 16}, {17, 18}, {18, 19},
-     {19, 20}}};
+    {{0, 1},   {0, 5},   {9, 13},  {13, 17}, {5, 9},   {0, 17},  {1, 2},
+     {2, 3},   {3, 4},   {5, 6},   {6, 7},   {7, 8},   {9, 10},  {10, 11},
+     {11, 12}, {13, 14}, {14, 15}, {15, 16}, {17, 18}, {18, 19}, {19, 20}}};
 
 // How DrawLandmarks draws: per-landmark and per-connection specs where given,
 // else the defaults (MediaPipe's: red dots, white lines).

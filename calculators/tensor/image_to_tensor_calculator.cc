@@ -56,6 +56,14 @@ constexpr char kTensorTag[] = "TENSOR";
 constexpr char kLetterboxTag[] = "LETTERBOX_PADDING";
 constexpr char kMatrixTag[] = "MATRIX";
 
+using image_to_tensor::BorderMode;
+using image_to_tensor::ConvertImageToTensor;
+using image_to_tensor::FullImageRoi;
+using image_to_tensor::Interpolation;
+using image_to_tensor::PadRoiToAspect;
+using image_to_tensor::RoiFromNormalized;
+using image_to_tensor::RotatedRect;
+using image_to_tensor::TensorToImageMatrix;
 using mediapipe::ImageToTensorCalculatorOptions;
 
 // Output range and type, checked once (MediaPipe's rules: one range is
@@ -176,7 +184,6 @@ class ImageToTensorCalculator : public CalculatorBase {
     }
     if (frame->IsEmpty()) return absl::InvalidArgumentError("the IMAGE packet holds no pixels");
 
-    using namespace image_to_tensor;  // NOLINT: local geometry helpers.
     RotatedRect roi =
         rect ? RoiFromNormalized(rect->x_center(), rect->y_center(), rect->width(), rect->height(),
                                  rect->rotation(), frame->Width(), frame->Height())

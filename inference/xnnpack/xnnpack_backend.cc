@@ -158,8 +158,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   std::vector<std::vector<int>> segments;
   for (int i = 0; i < num_ops; ++i) {
     if (kind[i] != Kind::kXnn) continue;
-    if (segments.empty() || kind[segments.back().back()] != Kind::kXnn ||
-        [&] {  // a folded op in between does not cut; an island does
+    if (segments.empty() || [&] {  // a folded op in between does not cut; an island does
           for (int j = segments.back().back() + 1; j < i; ++j) {
             if (kind[j] == Kind::kIsland) return true;
           }
