@@ -357,7 +357,19 @@ absl::Status GraphImpl::SetUpExecutors(std::vector<std::string>* errors) {
                         " (ThreadPoolExecutor or ApplicationThreadExecutor)");
       continue;
     }
+    if (ec.name() == "default" || ec.name() == "gpu" || ec.name().rfind("__", 0) == 0) {
+      errors->push_back("Executor " + Quote(ec.name()) +
+                        ": the name is reserved (\"default\", \"gpu\" and names starting "
+                        "with \"__\"); use \"\" for the default executor");
+      continue;
+    }
     if (ec.name().empty()) {
+      if (config_.num_threads() > 0) {
+        errors->push_back(
+            "num_threads is set and the default executor (name \"\") is configured too: "
+            "set the thread count in one place, e.g. the executor's ThreadPoolExecutorOptions");
+        continue;
+      }
       if (executors[0]) {
         errors->push_back("The default executor (name \"\") is configured twice");
       } else if (type == "ApplicationThreadExecutor") {

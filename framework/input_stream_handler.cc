@@ -39,15 +39,36 @@ NodeReadiness SyncSet::GetReadiness(const std::vector<InputQueue>& queues, bool 
   return NodeReadiness::kNotReady;
 }
 
+namespace {
+
+// The last timestamp at which `q` can no longer receive a packet.
+Timestamp SettledTimestamp(const InputQueue& q) {
+  bool empty;
+  return q.MinTimestampOrBound(&empty).PreviousAllowedInStream();
+}
+
+}  // namespace
+
 void SyncSet::Pop(std::vector<InputQueue>& queues, Timestamp ts, InputSet* set) {
   for (int id : ids_) {
     auto& q = queues[id].packets;
     if (!q.empty() && q.front().Timestamp() == ts) {
       set->packets[id] = std::move(q.front());
       q.pop_front();
+    } else {
+      // Selecting `ts` settles the stream up to ts at least.
+      Timestamp settled = SettledTimestamp(queues[id]);
+      if (q.empty() && queues[id].bound <= ts) {
+        settled = ts.NextAllowedInStream().PreviousAllowedInStream();
+      }
+      set->packets[id] = Packet().At(settled);
     }
   }
   last_processed_ = ts;
+}
+
+void SyncSet::FillBounds(const std::vector<InputQueue>& queues, InputSet* set) const {
+  for (int id : ids_) set->packets[id] = Packet().At(SettledTimestamp(queues[id]));
 }
 
 namespace {

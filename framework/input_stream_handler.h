@@ -71,8 +71,13 @@ class SyncSet {
   explicit SyncSet(std::vector<int> ids) : ids_(std::move(ids)) {}
   NodeReadiness GetReadiness(const std::vector<InputQueue>& queues, bool process_bounds,
                              Timestamp* ts) const;
-  // Moves packets at `ts` of this set's streams into `set`; records ts.
+  // Moves packets at `ts` of this set's streams into `set`; records ts. A stream
+  // without a packet at `ts` gets an empty packet at its settled timestamp (as
+  // MediaPipe), so calculators can tell which stream's bound moved.
   void Pop(std::vector<InputQueue>& queues, Timestamp ts, InputSet* set);
+  // Gives each stream of this set an empty packet at its settled timestamp
+  // (head packet or bound, minus one) without consuming anything.
+  void FillBounds(const std::vector<InputQueue>& queues, InputSet* set) const;
   const std::vector<int>& ids() const { return ids_; }
   Timestamp last_processed() const { return last_processed_; }
   void set_last_processed(Timestamp t) { last_processed_ = t; }

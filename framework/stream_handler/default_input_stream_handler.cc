@@ -166,7 +166,12 @@ class SyncSetHandler : public InputStreamHandler {
       }
     }
     if (best >= 0) {
-      sets_[best].Pop(queues, best_ts, &NewSet(out, best_ts));
+      InputSet& set = NewSet(out, best_ts);
+      sets_[best].Pop(queues, best_ts, &set);
+      // The other sync sets present just their settled timestamps.
+      for (size_t i = 0; i < sets_.size(); ++i) {
+        if (static_cast<int>(i) != best) sets_[i].FillBounds(queues, &set);
+      }
       return NodeReadiness::kReadyForProcess;
     }
     return all_closed ? NodeReadiness::kReadyForClose : NodeReadiness::kNotReady;

@@ -38,14 +38,20 @@ class ImmediateHandler : public InputStreamHandler {
     if (input_ts < Timestamp::Done()) {
       InputSet& set = NewSet(out, input_ts);
       for (int i = 0; i < num_inputs_; ++i) {
-        if (ready_[i] == input_ts) sets_[i].Pop(queues, input_ts, &set);
+        // Streams that are not ready present just their settled timestamp.
+        if (ready_[i] == input_ts) {
+          sets_[i].Pop(queues, input_ts, &set);
+        } else {
+          sets_[i].FillBounds(queues, &set);
+        }
       }
       return NodeReadiness::kReadyForProcess;
     }
     if (all_done) return NodeReadiness::kReadyForClose;
     if (became_done) {
       // Tell the calculator a stream finished: an empty input set at Max.
-      NewSet(out, Timestamp::Max());
+      InputSet& set = NewSet(out, Timestamp::Max());
+      for (const SyncSet& s : sets_) s.FillBounds(queues, &set);
       return NodeReadiness::kReadyForProcess;
     }
     return NodeReadiness::kNotReady;

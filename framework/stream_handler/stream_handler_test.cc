@@ -116,6 +116,58 @@ TEST_F(HandlerTest, ImmediateDeliversEachStreamAtOnce) {
   EXPECT_THAT(Idle(), ElementsAre("close"));
 }
 
+// As MediaPipe: a stream without a packet at the input timestamp still presents
+// its settled timestamp (next bound - 1, or head packet - 1) on an empty packet.
+TEST_F(HandlerTest, ImmediateStampsOtherStreamsWithTheirSettledTimestamp) {
+  Start("TestRecordStampsCalculator", kAB,
+        R"(input_stream_handler { input_stream_handler: "ImmediateInputStreamHandler" })");
+  Bound("b", 3);
+  EXPECT_THAT(Idle(), IsEmpty());
+  Add("a", 1, 5);
+  EXPECT_THAT(Idle(), ElementsAre("5:1,.@2"));
+  Add("b", 2, 4);
+  EXPECT_THAT(Idle(), ElementsAre("4:.@5,2"));
+  Add("a", 3, 8);
+  Add("b", 4, 20);  // queued behind a's earlier packet: b is settled up to 19
+  EXPECT_THAT(Idle(), ElementsAre("8:3,.@19", "20:.@8,4"));
+  Close("a");
+  EXPECT_THAT(Idle(), ElementsAre("Max:.@Max,.@20"));
+  Close("b");
+  EXPECT_THAT(Idle(), ElementsAre("close"));
+}
+
+TEST_F(HandlerTest, DefaultStampsEmptyInputsWithSettledTimestamps) {
+  Start("TestRecordStampsBoundsCalculator", kAB, "");
+  Bound("a", 5);
+  Bound("b", 3);
+  EXPECT_THAT(Idle(), ElementsAre("2:.@4,.@2"));
+  Add("a", 7, 7);
+  Add("b", 7, 7);
+  EXPECT_THAT(Idle(), ElementsAre("7:7,7"));
+  Add("a", 8, 8);
+  Bound("b", 12);
+  EXPECT_THAT(Idle(), ElementsAre("8:8,.@11"));
+  Bound("a", 15);
+  EXPECT_THAT(Idle(), ElementsAre("11:.@14,.@11"));
+}
+
+TEST_F(HandlerTest, SyncSetStampsTheOtherSets) {
+  Start("TestRecordStampsCalculator",
+        "input_stream: \"A:a\" input_stream: \"B:b\" input_stream: \"C:c\"",
+        R"(input_stream_handler {
+      input_stream_handler: "SyncSetInputStreamHandler"
+      options { [mediapipe.SyncSetInputStreamHandlerOptions.ext] {
+        sync_set { tag_index: "A" tag_index: "B" } } } })",
+        {"a", "b", "c"});
+  Bound("a", 3);
+  Bound("b", 4);
+  Add("c", 7, 9);
+  EXPECT_THAT(Idle(), ElementsAre("9:.@2,.@3,7"));
+  Add("a", 1, 5);
+  Bound("b", 6);  // b has nothing at 5
+  EXPECT_THAT(Idle(), ElementsAre("5:1,.@5,.@9"));
+}
+
 TEST_F(HandlerTest, EarlyCloseClosesWhenAnyStreamIsDone) {
   Start("TestRecordCalculator", kAB, R"(input_stream_handler { input_stream_handler: "EarlyCloseInputStreamHandler" })");
   Add("a", 1, 1);

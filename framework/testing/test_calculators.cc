@@ -167,6 +167,9 @@ class TestRecordCalculator : public CalculatorBase {
       if (i) line += ",";
       auto v = p.TryGet<int>();
       line += p.IsEmpty() ? "." : (v.ok() ? std::to_string(**v) : "x");
+      if (show_stamps_ && p.IsEmpty() && p.Timestamp() != Timestamp::Unset()) {
+        line += "@" + TsString(p.Timestamp());
+      }
     }
     if (TestLog* log = LogOf(cc)) log->Add(line);
     return absl::OkStatus();
@@ -175,8 +178,29 @@ class TestRecordCalculator : public CalculatorBase {
     if (TestLog* log = LogOf(cc)) log->Add("close");
     return absl::OkStatus();
   }
+
+ protected:
+  bool show_stamps_ = false;  // also log empty packets' timestamps (".@<ts>")
 };
 REGISTER_CALCULATOR(TestRecordCalculator);
+
+// TestRecordCalculator that logs the timestamp of each empty input packet.
+class TestRecordStampsCalculator : public TestRecordCalculator {
+ public:
+  TestRecordStampsCalculator() { show_stamps_ = true; }
+};
+REGISTER_CALCULATOR(TestRecordStampsCalculator);
+
+// TestRecordStampsCalculator with SetProcessTimestampBounds(true).
+class TestRecordStampsBoundsCalculator : public TestRecordStampsCalculator {
+ public:
+  static absl::Status GetContract(CalculatorContract* cc) {
+    absl::Status s = TestRecordCalculator::GetContract(cc);
+    cc->SetProcessTimestampBounds(true);
+    return s;
+  }
+};
+REGISTER_CALCULATOR(TestRecordStampsBoundsCalculator);
 
 // TestRecordCalculator with SetProcessTimestampBounds(true).
 class TestRecordBoundsCalculator : public TestRecordCalculator {
