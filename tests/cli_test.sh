@@ -48,6 +48,11 @@ printf 'sum 0 1\nsum 1 3\nsum 2 6\n' >"$tmp/running.want"
 check "run: example running sum" 0 "$tmp/running.want" - -- \
   "$sluice" run examples/graphs/running_sum.pbtxt --input in=int:1,2,3 --print sum
 
+# No FINISHED back edge: max_in_flight 1 lets exactly the first frame through.
+printf 'throttled_image 0 7\n' >"$tmp/flow.want"
+check "run: flow limiter with Any options, fed stream declared on the fly" 0 "$tmp/flow.want" - -- \
+  "$sluice" run "$graphs/seed_flow_limiter_options.pbtxt" --input image=int:7,8,9 --print throttled_image
+
 check "run: --trace writes a Chrome trace" 0 - "PassThroughCalculator" -- \
   "$sluice" run "$graphs/seed_passthrough_chain.pbtxt" --input in=int:1,2,3 --trace "$tmp/trace.json"
 check "trace file is JSON with events" 0 - "traceEvents" -- cat "$tmp/trace.json"

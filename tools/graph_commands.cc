@@ -14,6 +14,7 @@
 #include "framework/tool/graph_config_io.h"
 #include "framework/tool/subgraph_expansion.h"
 #include "framework/tool/subgraph_registry.h"
+#include "framework/tool/tag_map.h"
 #include "framework/tracer.h"
 #include "tools/commands.h"
 #include "tools/graph_dot.h"
@@ -51,6 +52,36 @@ mediapipe::CalculatorGraphConfig LoadGraph(const std::string& cmd, const GraphAr
   return *std::move(config);
 }
 
+// A stream fed with --input that the config consumes but neither declares nor
+// produces becomes a graph input stream (MediaPipe's snippets often leave the
+// source out); anything else is left to validation.
+void DeclareFedStreams(const std::vector<std::pair<std::string, std::vector<Packet>>>& inputs,
+                       mediapipe::CalculatorGraphConfig* config) {
+  std::set<std::string> known;
+  for (const std::string& spec : config->input_stream()) {
+    auto parsed = ParseTagIndexName(spec);
+    known.insert(parsed.ok() ? parsed->name : spec);
+  }
+  for (const auto& node : config->node()) {
+    for (const std::string& spec : node.output_stream()) {
+      auto parsed = ParseTagIndexName(spec);
+      known.insert(parsed.ok() ? parsed->name : spec);
+    }
+  }
+  std::set<std::string> consumed;
+  for (const auto& node : config->node()) {
+    for (const std::string& spec : node.input_stream()) {
+      auto parsed = ParseTagIndexName(spec);
+      consumed.insert(parsed.ok() ? parsed->name : spec);
+    }
+  }
+  for (const auto& input : inputs) {
+    if (consumed.count(input.first) && known.insert(input.first).second) {
+      config->add_input_stream(input.first);
+    }
+  }
+}
+
 struct RunArgs {
   GraphArgs graph;
   std::vector<std::string> sides;
@@ -76,6 +107,7 @@ void RunGraph(const RunArgs& args) {
     inputs.push_back(*std::move(input));
   }
 
+  DeclareFedStreams(inputs, &config);
   CalculatorGraph graph;
   if (!args.trace.empty()) graph.EnableTracing();
   absl::Status status = graph.Initialize(config);

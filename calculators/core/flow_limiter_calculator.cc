@@ -106,7 +106,6 @@ class FlowLimiterCalculator : public CalculatorBase {
       options_.set_max_in_flight(cc->InputSidePackets().Tag(kMaxInFlightTag).Get<int>());
     }
     input_queues_.resize(cc->Inputs().NumEntries(""));
-    last_packet_.assign(input_queues_.size(), Timestamp::Unset());
     // Everything before the first decision counts as allowed.
     allowed_[Timestamp::Unset()] = true;
     return absl::OkStatus();
@@ -128,7 +127,6 @@ class FlowLimiterCalculator : public CalculatorBase {
       const Packet& p = cc->Inputs().Get("", i).Value();
       if (p.IsEmpty()) continue;
       input_queues_[i].push_back(p);
-      last_packet_[i] = std::max(last_packet_[i], p.Timestamp());
     }
 
     // (3) Abandon frames that have been in flight for too long.
@@ -176,28 +174,20 @@ class FlowLimiterCalculator : public CalculatorBase {
   }
 
  private:
-  // The timestamp FINISHED settles in this invocation. MediaPipe stamps an
-  // empty input with its settled timestamp (bound - 1); a runtime that leaves
-  // it Unset hides bound-only FINISHED events (frames the pipeline dropped).
-  // Then, if nothing else can have triggered this invocation at or below the
-  // newest frame (main events only move forward), FINISHED did.
+  // The timestamp FINISHED settles in this invocation: its packet's, or for a
+  // bound-only event the stamped settled timestamp (bound - 1) of the empty
+  // packet (frames the pipeline dropped).
   Timestamp FinishedTimestamp(CalculatorContext* cc) const {
     if (!cc->Inputs().HasTag(kFinishedTag)) return Timestamp::Unset();
-    const InputStreamShard& in = cc->Inputs().Tag(kFinishedTag);
-    const Packet& p = in.Value();
-    if (!p.IsEmpty() || p.Timestamp() != Timestamp::Unset() || in.IsDone()) return p.Timestamp();
-    if (cc->Inputs().NumEntries("") != 1 || cc->Inputs().HasTag(kOptionsTag)) return p.Timestamp();
-    const Packet& main = cc->Inputs().Get("", 0).Value();
-    if (!main.IsEmpty() || main.Timestamp() != Timestamp::Unset()) return p.Timestamp();
-    return cc->InputTimestamp() <= last_packet_[0] ? cc->InputTimestamp() : p.Timestamp();
+    return cc->Inputs().Tag(kFinishedTag).Value().Timestamp();
   }
 
   // The newest timestamp settled on untagged input `i`: its packet's or the
-  // stamped bound; never older than its last packet (see FinishedTimestamp).
+  // stamped bound.
   Timestamp Settled(CalculatorContext* cc, int i) const {
     const InputStreamShard& in = cc->Inputs().Get("", i);
     if (in.IsEmpty() && in.IsDone()) return Timestamp::Max();  // closes the output
-    return std::max(in.Value().Timestamp(), last_packet_[i]);
+    return in.Value().Timestamp();
   }
 
   void SendAllow(bool allow, Timestamp ts, CalculatorContext* cc) {
@@ -250,7 +240,6 @@ class FlowLimiterCalculator : public CalculatorBase {
   std::vector<std::deque<Packet>> input_queues_;
   std::deque<Timestamp> in_flight_;
   std::map<Timestamp, bool> allowed_;
-  std::vector<Timestamp> last_packet_;
 };
 REGISTER_CALCULATOR(FlowLimiterCalculator);
 

@@ -118,5 +118,38 @@ TEST(PacketClonerCalculatorTest, NothingBeforeFirstInput) {
   EXPECT_THAT((*c)[0]->Timestamps(), IsEmpty());
 }
 
+// A bound-only tick reaches the calculator as an empty packet stamped with the
+// tick's settled timestamp, so the outputs' bounds follow the tick.
+TEST(PacketClonerCalculatorTest, TickBoundSettlesTheOutputs) {
+  CalculatorGraph graph;
+  auto c = InitGraphWithCollectors(&graph, R"pb(
+    input_stream: "a"
+    input_stream: "tick"
+    node {
+      calculator: "PacketClonerCalculator"
+      input_stream: "a"
+      input_stream: "TICK:tick"
+      output_stream: "a_out"
+    })pb", {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  PacketCollector bounds;
+  ASSERT_TRUE(bounds.Attach(&graph, "a_out", /*observe_bounds=*/true).ok());
+  ASSERT_TRUE(graph.StartRun().ok());
+  ASSERT_TRUE(graph.AddPacketToInputStream("a", MakePacket<int>(7).At(Timestamp(1))).ok());
+  ASSERT_TRUE(graph.AddPacketToInputStream("tick", MakePacket<int>(0).At(Timestamp(2))).ok());
+  ASSERT_TRUE(graph.SetInputStreamTimestampBound("a", Timestamp(20)).ok());
+  ASSERT_TRUE(graph.SetInputStreamTimestampBound("tick", Timestamp(10)).ok());
+  ASSERT_TRUE(graph.WaitUntilIdle().ok());
+  std::vector<Packet> seen = bounds.Packets();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front().Timestamp(), Timestamp(2));
+  EXPECT_FALSE(seen.front().IsEmpty());
+  // The tick settled 9: the output's bound reached 10.
+  EXPECT_TRUE(seen.back().IsEmpty());
+  EXPECT_EQ(seen.back().Timestamp(), Timestamp(9));
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  ASSERT_TRUE(graph.WaitUntilDone().ok());
+}
+
 }  // namespace
 }  // namespace sluice

@@ -49,11 +49,10 @@ class PreviousLoopbackCalculator : public CalculatorBase {
   }
 
   absl::Status Process(CalculatorContext* cc) override {
-    const InputStreamShard& main_in = cc->Inputs().Tag("MAIN");
-    const InputStreamShard& loop_in = cc->Inputs().Tag("LOOP");
-    Packet main = main_in.Value();
-    Packet loop = loop_in.Value();
-    AttributeBoundEvent(cc, &main, &loop);
+    // An input without a packet carries its settled timestamp (bound - 1, Max
+    // once done), which tells which stream's bound moved.
+    const Packet& main = cc->Inputs().Tag("MAIN").Value();
+    const Packet& loop = cc->Inputs().Tag("LOOP").Value();
 
     // Record each MAIN event together with the LOOP timestamp it answers to:
     // the previous non-empty MAIN timestamp (Unset for bound-only events).
@@ -100,27 +99,6 @@ class PreviousLoopbackCalculator : public CalculatorBase {
   }
 
  private:
-  // MediaPipe stamps an empty input with its settled timestamp (bound - 1).
-  // A runtime that leaves it Unset hides which stream's bound moved; then the
-  // invocation timestamp is attributed: at or below the last MAIN event it
-  // can only be LOOP (MAIN events strictly increase), above it MAIN.
-  void AttributeBoundEvent(CalculatorContext* cc, Packet* main, Packet* loop) const {
-    const InputStreamShard& main_in = cc->Inputs().Tag("MAIN");
-    const InputStreamShard& loop_in = cc->Inputs().Tag("LOOP");
-    const bool main_unstamped = main->IsEmpty() && main->Timestamp() == Timestamp::Unset();
-    const bool loop_unstamped = loop->IsEmpty() && loop->Timestamp() == Timestamp::Unset();
-    const Timestamp last = Timestamp::Done().PreviousAllowedInStream();
-    if (main_unstamped && main_in.IsDone()) *main = Packet().At(last);
-    if (loop_unstamped && loop_in.IsDone()) *loop = Packet().At(last);
-    if (!main_unstamped || !loop_unstamped || main_in.IsDone() || loop_in.IsDone()) return;
-    const Timestamp ts = cc->InputTimestamp();
-    if (ts <= prev_main_ts_) {
-      *loop = Packet().At(ts);
-    } else {
-      *main = Packet().At(ts);
-    }
-  }
-
   struct MainEvent {
     Timestamp ts;
     Timestamp loop_ts;
