@@ -124,8 +124,12 @@ std::string Graph::OpLabel(int op_index) const {
 
 absl::Status Graph::Validate() const {
   const int n = static_cast<int>(tensors.size());
-  // Sizes first, so nothing below (or in later passes) can overflow.
-  constexpr int64_t kMaxElements = int64_t{1} << 31;
+  // Sizes first, so nothing below (or in later passes) can overflow, and no
+  // corrupt shape makes the engine allocate gigabytes (MediaPipe's largest
+  // tensor is a few MiB): at most 2^28 elements per tensor, 2^29 in all.
+  constexpr int64_t kMaxElements = int64_t{1} << 28;
+  constexpr int64_t kMaxTotalElements = int64_t{1} << 29;
+  int64_t total_elements = 0;
   for (const Tensor& t : tensors) {
     int64_t elements = 1;
     for (int32_t d : t.shape) {
@@ -138,6 +142,12 @@ absl::Status Graph::Validate() const {
                                                        ShapeString(t.shape), " is too large"));
       }
       elements *= d;
+    }
+    total_elements += elements;
+    if (total_elements > kMaxTotalElements) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": the tensors need more than ", kMaxTotalElements,
+          " elements in all (at tensor '", t.name, "' of shape ", ShapeString(t.shape), ")"));
     }
   }
   std::vector<int> producer(n, -1);

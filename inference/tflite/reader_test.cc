@@ -357,5 +357,21 @@ TEST(ReaderTest, ConstantWithWrongByteCountIsRejected) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("'b' holds 4 bytes"));
 }
 
+// Found by inference/fuzz/model_fuzzer: a mutated tiny model whose shapes asked
+// for a 3.8 GB arena. Loading must refuse it, not allocate.
+TEST(ReaderTest, ShapesNeedingGigabytesAreRejectedAtLoad) {
+  std::ifstream in("inference/testdata/fuzz_huge_tensor.tflite", std::ios::binary);
+  ASSERT_TRUE(in.good());
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  auto model = Model::LoadFromBuffer(bytes.str(), "fuzz_huge_tensor.tflite");
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              ::testing::AnyOf(::testing::HasSubstr("too large"),
+                               ::testing::HasSubstr("elements in all")));
+  EXPECT_THAT(std::string(model.status().message()),
+              ::testing::HasSubstr("fuzz_huge_tensor.tflite"));
+}
+
 }  // namespace
 }  // namespace sluice::inference
