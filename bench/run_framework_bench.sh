@@ -25,11 +25,13 @@ for threads in (1, 2):
     r1, r10 = runs[(1, threads)], runs[(10, threads)]
     per_call_us = (r10["cpu_time"] - r1["cpu_time"]) * 1e3 / (9 * packets)  # ms -> us
     pps = r10["items_per_second"]
-    print(f"sluice threads={threads} chain10 packets_per_s={pps:.0f} per_invocation_us={per_call_us:.3f}")
+    bound_us = 1e6 / (pps * 10)
+    print(f"sluice threads={threads} chain10 packets_per_s={pps:.0f} "
+          f"per_invocation_us_cpu_delta={per_call_us:.3f} per_invocation_us_wall_bound={bound_us:.3f}")
 PY
 
 if [ ! -x .venv-mp/bin/python ]; then
   python3 -m venv .venv-mp && .venv-mp/bin/pip install -q mediapipe==0.10.21 || {
     echo "SKIP mediapipe comparison: could not install mediapipe==0.10.21 from PyPI"; exit 0; }
 fi
-.venv-mp/bin/python bench/mediapipe_framework_bench.py --packets 10000 --repeats 3
+.venv-mp/bin/python bench/mediapipe_framework_bench.py --packets 20000 --repeats 5
