@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "framework/tool/testdata_protos/flow_limiter_calculator.pb.h"
+#include "calculators/core/flow_limiter_calculator.pb.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
@@ -148,10 +148,10 @@ TEST(BinaryGraphConfigTest, RoundTripsThroughAFile) {
 TEST(BinaryGraphConfigTest, UnlinkedOptionsStayOpaqueAndPrintWithTheirName) {
   mediapipe::CalculatorGraphConfig config;
   auto* node = config.add_node();
-  node->set_calculator("GateCalculator");
-  // GateCalculatorOptions.ext = 261754847 { allow (2): true }, not linked here.
+  node->set_calculator("LandmarksSmoothingCalculator");
+  // LandmarksSmoothingCalculatorOptions.ext = 325671429 { field 2: 1 }, not linked here.
   node->mutable_options()->GetReflection()->MutableUnknownFields(
-      node->mutable_options())->AddLengthDelimited(261754847, std::string("\x10\x01", 2));
+      node->mutable_options())->AddLengthDelimited(325671429, std::string("\x10\x01", 2));
   auto* any = node->add_node_options();
   any->set_type_url("type.googleapis.com/mediapipe.NotLinkedOptions");
   any->set_value(std::string("\x08\x2a", 2));
@@ -162,8 +162,8 @@ TEST(BinaryGraphConfigTest, UnlinkedOptionsStayOpaqueAndPrintWithTheirName) {
   EXPECT_EQ(parsed->SerializeAsString(), bytes);
   ASSERT_EQ(warnings.size(), 2u) << testing::PrintToString(warnings);
   std::string text = GraphConfigToText(*parsed);
-  EXPECT_THAT(text, HasSubstr("261754847 {"));
-  EXPECT_THAT(text, HasSubstr("# [mediapipe.GateCalculatorOptions.ext]"));
+  EXPECT_THAT(text, HasSubstr("325671429 {"));
+  EXPECT_THAT(text, HasSubstr("# [mediapipe.LandmarksSmoothingCalculatorOptions.ext]"));
   EXPECT_THAT(text, HasSubstr("[type.googleapis.com/mediapipe.NotLinkedOptions] {"));
   EXPECT_THAT(text, HasSubstr("1: 42"));
 }

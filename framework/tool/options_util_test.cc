@@ -1,10 +1,10 @@
 #include "framework/tool/options_util.h"
 
 #include "framework/tool/graph_config_io.h"
-#include "framework/tool/testdata_protos/face_detection_options.pb.h"
-#include "framework/tool/testdata_protos/flow_limiter_calculator.pb.h"
-#include "framework/tool/testdata_protos/image_to_tensor_calculator.pb.h"
-#include "framework/tool/testdata_protos/inference_calculator.pb.h"
+#include "graphs/face_detection/face_detection_options.pb.h"
+#include "calculators/core/flow_limiter_calculator.pb.h"
+#include "calculators/tensor/image_to_tensor_calculator.pb.h"
+#include "calculators/tensor/inference_calculator.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
