@@ -360,17 +360,17 @@ TEST(ReaderTest, ConstantWithWrongByteCountIsRejected) {
 // Found by inference/fuzz/model_fuzzer: a mutated tiny model whose shapes asked
 // for a 3.8 GB arena. Loading must refuse it, not allocate.
 TEST(ReaderTest, ShapesNeedingGigabytesAreRejectedAtLoad) {
-  std::ifstream in("inference/testdata/fuzz_huge_tensor.tflite", std::ios::binary);
+  std::ifstream in("inference/testdata/fuzz_huge_tensor.bin", std::ios::binary);
   ASSERT_TRUE(in.good());
   std::stringstream bytes;
   bytes << in.rdbuf();
-  auto model = Model::LoadFromBuffer(bytes.str(), "fuzz_huge_tensor.tflite");
+  auto model = Model::LoadFromBuffer(bytes.str(), "fuzz_huge_tensor.bin");
   ASSERT_FALSE(model.ok());
   EXPECT_THAT(std::string(model.status().message()),
               ::testing::AnyOf(::testing::HasSubstr("too large"),
                                ::testing::HasSubstr("elements in all")));
   EXPECT_THAT(std::string(model.status().message()),
-              ::testing::HasSubstr("fuzz_huge_tensor.tflite"));
+              ::testing::HasSubstr("fuzz_huge_tensor.bin"));
 }
 
 }  // namespace
