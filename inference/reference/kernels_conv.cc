@@ -53,18 +53,24 @@ struct Geometry {
   int n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, dh, dw, pt, pl;
 };
 
+// The checks every convolution shares: float NHWC input and output, and a
+// constant rank-4 float filter (input 1), whose data it returns.
+absl::StatusOr<const float*> CheckConvTensors(const Ctx& c) {
+  RETURN_IF_ERROR(c.Float(c.in(0), "input"));
+  RETURN_IF_ERROR(c.Float(c.out(), "output"));
+  RETURN_IF_ERROR(c.Rank(c.in(0), 4, "input"));
+  RETURN_IF_ERROR(c.Rank(c.in(1), 4, "filter"));
+  RETURN_IF_ERROR(c.Rank(c.out(), 4, "output"));
+  return ConstFloat(c, 1, "filter");
+}
+
 }  // namespace
 
 absl::StatusOr<Kernel> PrepareConv2D(const Ctx& c) {
   RETURN_IF_ERROR(c.Arity(2, 3, 1));
   const auto& o = c.op().opts<ir::Conv2DOptions>();
   const ir::Tensor &x = c.in(0), &w = c.in(1), &y = c.out();
-  RETURN_IF_ERROR(c.Float(x, "input"));
-  RETURN_IF_ERROR(c.Float(y, "output"));
-  RETURN_IF_ERROR(c.Rank(x, 4, "input"));
-  RETURN_IF_ERROR(c.Rank(w, 4, "filter"));
-  RETURN_IF_ERROR(c.Rank(y, 4, "output"));
-  ASSIGN_OR_RETURN(const float* wd, ConstFloat(c, 1, "filter"));
+  ASSIGN_OR_RETURN(const float* wd, CheckConvTensors(c));
   Geometry g{x.shape[0], x.shape[1],   x.shape[2],   x.shape[3], y.shape[1],
              y.shape[2], y.shape[3],   w.shape[1],   w.shape[2], o.stride_h,
              o.stride_w, o.dilation_h, o.dilation_w, 0,          0};
@@ -118,12 +124,7 @@ absl::StatusOr<Kernel> PrepareDepthwiseConv2D(const Ctx& c) {
   RETURN_IF_ERROR(c.Arity(2, 3, 1));
   const auto& o = c.op().opts<ir::DepthwiseConv2DOptions>();
   const ir::Tensor &x = c.in(0), &w = c.in(1), &y = c.out();
-  RETURN_IF_ERROR(c.Float(x, "input"));
-  RETURN_IF_ERROR(c.Float(y, "output"));
-  RETURN_IF_ERROR(c.Rank(x, 4, "input"));
-  RETURN_IF_ERROR(c.Rank(w, 4, "filter"));
-  RETURN_IF_ERROR(c.Rank(y, 4, "output"));
-  ASSIGN_OR_RETURN(const float* wd, ConstFloat(c, 1, "filter"));
+  ASSIGN_OR_RETURN(const float* wd, CheckConvTensors(c));
   Geometry g{x.shape[0], x.shape[1],   x.shape[2],   x.shape[3], y.shape[1],
              y.shape[2], y.shape[3],   w.shape[1],   w.shape[2], o.stride_h,
              o.stride_w, o.dilation_h, o.dilation_w, 0,          0};
@@ -171,12 +172,7 @@ absl::StatusOr<Kernel> PrepareTransposeConvBias(const Ctx& c) {
   RETURN_IF_ERROR(c.Arity(3, 3, 1));
   const auto& o = c.op().opts<ir::TransposeConvOptions>();
   const ir::Tensor &x = c.in(0), &w = c.in(1), &y = c.out();
-  RETURN_IF_ERROR(c.Float(x, "input"));
-  RETURN_IF_ERROR(c.Float(y, "output"));
-  RETURN_IF_ERROR(c.Rank(x, 4, "input"));
-  RETURN_IF_ERROR(c.Rank(w, 4, "filter"));
-  RETURN_IF_ERROR(c.Rank(y, 4, "output"));
-  ASSIGN_OR_RETURN(const float* wd, ConstFloat(c, 1, "filter"));
+  ASSIGN_OR_RETURN(const float* wd, CheckConvTensors(c));
   Geometry g{x.shape[0], x.shape[1], x.shape[2], x.shape[3], y.shape[1],
              y.shape[2], y.shape[3], w.shape[1], w.shape[2], o.stride_h,
              o.stride_w, 1,          1,          0,          0};
