@@ -4,6 +4,7 @@
 #include <string>
 
 #include "framework/calculator_registry.h"
+#include "framework/tool/subgraph_registry.h"
 #include "gtest/gtest.h"
 
 namespace sluice {
@@ -21,6 +22,8 @@ TEST(CoreCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
       "DefaultSidePacketCalculator",
       "MakePairCalculator",
       "SinkCalculator",
+      "SwitchDemuxCalculator",
+      "SwitchMuxCalculator",
       "ConcatenateFloatVectorCalculator",
       "ConcatenateInt32VectorCalculator",
       "ConcatenateUInt64VectorCalculator",
@@ -46,6 +49,8 @@ TEST(CoreCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
     EXPECT_TRUE(CalculatorRegistry::Get().IsRegistered(name)) << name << " is not registered";
   }
   EXPECT_TRUE(CalculatorRegistry::Get().DuplicateNames().empty());
+  // Kept by the demux/mux, which reference its library.
+  EXPECT_TRUE(SubgraphRegistry::Get().IsRegistered("SwitchContainer"));
 }
 
 }  // namespace

@@ -1,17 +1,15 @@
 #include "calculators/tensor/inference_calculator.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "calculators/tensor/inference_calculator.pb.h"
+#include "calculators/tensor/tflite_custom_op_resolver_calculator.h"
 #include "formats/tensor.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
@@ -21,28 +19,6 @@
 #include "util/status_macros.h"
 
 namespace sluice {
-
-absl::StatusOr<std::string> ResolveModelPath(const std::string& model_path) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> tried = {model_path};
-  std::error_code ec;
-  if (fs::is_regular_file(model_path, ec)) return model_path;
-  const std::string file = fs::path(model_path).filename().string();
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("SLUICE_MODELS_DIR"); env != nullptr && *env) {
-    dirs.push_back(env);
-  }
-  dirs.push_back("models");
-  dirs.push_back("../shared/models");
-  for (const std::string& dir : dirs) {
-    std::string candidate = (fs::path(dir) / file).string();
-    tried.push_back(candidate);
-    if (fs::is_regular_file(candidate, ec)) return candidate;
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "model \"", model_path, "\" not found (looked at: ", absl::StrJoin(tried, ", "),
-      "); run tools/fetch_models.sh or set SLUICE_MODELS_DIR"));
-}
 
 absl::StatusOr<std::shared_ptr<const inference::Model>> LoadSharedModel(const std::string& path) {
   static std::mutex mu;
@@ -74,10 +50,10 @@ int ThreadCount(const InferenceCalculatorOptions& options) {
   int n = -1;
   if (options.delegate().has_xnnpack()) n = options.delegate().xnnpack().num_threads();
   if (n <= 0) n = options.cpu_num_thread();
-  if (n <= 0) {
-    // MediaPipe's default: a few threads, never more than the cores.
-    n = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
-  }
+  // MediaPipe's default on Linux desktops is one XNNPACK thread: graphs get
+  // their parallelism from running nodes concurrently, and several spinning
+  // thread pools on few cores slow everything down.
+  if (n <= 0) n = 1;
   return n;
 }
 
@@ -92,6 +68,11 @@ class InferenceCalculatorCpu : public CalculatorBase {
     cc->Outputs().Tag("TENSORS").Set<std::vector<Tensor>>();
     if (cc->InputSidePackets().HasTag("MODEL")) {
       cc->InputSidePackets().Tag("MODEL").Set<std::shared_ptr<const inference::Model>>();
+    }
+    // MediaPipe's graphs pass their custom-op resolver; our engine has those
+    // ops built in, so it is accepted and ignored.
+    if (cc->InputSidePackets().HasTag("OP_RESOLVER")) {
+      cc->InputSidePackets().Tag("OP_RESOLVER").Set<TfLiteOpResolver>().Optional();
     }
     cc->SetTimestampOffset(0);
     return absl::OkStatus();

@@ -23,8 +23,11 @@
 // TENSORS: std::vector<Tensor> (float32) in the model's input order; the
 // output carries the model's outputs in order. Optional input side packet
 // MODEL (std::shared_ptr<const inference::Model>) replaces model_path, so one
-// loaded model can serve several nodes; models loaded from model_path are also
-// shared process-wide through a cache keyed by the resolved path.
+// loaded model can serve several nodes (TfLiteModelCalculator makes one from a
+// file's contents); models loaded from model_path are also shared process-wide
+// through a cache keyed by the resolved path. Optional input side packet
+// OP_RESOLVER (TfLiteOpResolver, from TfLiteCustomOpResolverCalculator) is
+// accepted and ignored: the engine implements MediaPipe's custom ops itself.
 #ifndef SLUICE_CALCULATORS_TENSOR_INFERENCE_CALCULATOR_H_
 #define SLUICE_CALCULATORS_TENSOR_INFERENCE_CALCULATOR_H_
 
@@ -33,12 +36,12 @@
 
 #include "absl/status/statusor.h"
 #include "inference/model.h"
+#include "util/resource_util.h"
 
 namespace sluice {
 
-// Finds a model file: the path itself, else its file name inside
-// $SLUICE_MODELS_DIR, ./models or ../shared/models. The error lists where it looked.
-absl::StatusOr<std::string> ResolveModelPath(const std::string& model_path);
+// ResolveModelPath (model_path -> file) lives in util/resource_util.h, the one
+// resolver shared with LocalFileContentsCalculator and label maps.
 
 // Loads (or returns the already loaded) model at a resolved path.
 absl::StatusOr<std::shared_ptr<const inference::Model>> LoadSharedModel(const std::string& path);

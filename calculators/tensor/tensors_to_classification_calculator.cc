@@ -11,16 +11,13 @@
 //     } }
 //   }
 //
-// Labels come from `label_map_path` (one label per line; a relative path that
-// does not exist is also looked up under each directory of the environment
-// variable SLUICE_RESOURCE_DIR, ':'-separated), `label_map` or `label_items`.
+// Labels come from `label_map_path` (one label per line; found as every
+// resource is, see util/resource_util.h: the path, $SLUICE_RESOURCE_DIR roots,
+// then copies embedded in the binary), `label_map` or `label_items`.
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,6 +29,7 @@
 #include "formats/tensor.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
+#include "util/resource_util.h"
 
 namespace sluice {
 namespace {
@@ -45,27 +43,6 @@ using Options = mediapipe::TensorsToClassificationCalculatorOptions;
 
 absl::Status Error(const std::string& msg) {
   return absl::InvalidArgumentError(absl::StrCat("TensorsToClassificationCalculator: ", msg));
-}
-
-absl::Status ReadFile(const std::string& path, std::string* contents) {
-  std::vector<std::string> candidates = {path};
-  const char* roots = std::getenv("SLUICE_RESOURCE_DIR");
-  if (roots != nullptr && !path.empty() && path[0] != '/') {
-    for (absl::string_view root : absl::StrSplit(roots, ':', absl::SkipEmpty())) {
-      candidates.push_back(absl::StrCat(root, "/", path));
-    }
-  }
-  for (const std::string& c : candidates) {
-    std::ifstream in(c, std::ios::binary);
-    if (!in) continue;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *contents = ss.str();
-    return absl::OkStatus();
-  }
-  return absl::NotFoundError(
-      absl::StrCat("TensorsToClassificationCalculator: cannot read label_map_path \"", path,
-                   "\" (also tried under SLUICE_RESOURCE_DIR)"));
 }
 
 struct Label {
@@ -93,9 +70,14 @@ class TensorsToClassificationCalculator : public CalculatorBase {
                         (o_.label_items_size() > 0 ? 1 : 0);
     if (sources > 1) return Error("set at most one of label_map_path, label_map, label_items");
     if (o_.has_label_map_path()) {
-      std::string contents;
-      absl::Status s = ReadFile(o_.label_map_path(), &contents);
-      if (!s.ok()) return s;
+      absl::StatusOr<std::string> read = ReadResource(o_.label_map_path());
+      if (!read.ok()) {
+        return absl::Status(read.status().code(),
+                            absl::StrCat("node \"", cc->NodeName(),
+                                         "\" (TensorsToClassificationCalculator): label_map_path: ",
+                                         read.status().message()));
+      }
+      const std::string& contents = *read;
       std::vector<std::string> lines = absl::StrSplit(contents, '\n');
       if (!lines.empty() && lines.back().empty()) lines.pop_back();
       for (size_t i = 0; i < lines.size(); ++i) {

@@ -2,6 +2,7 @@
 // sluice_tensor_postprocess_calculators whole and checks that every calculator
 // name they provide is registered, once.
 #include "framework/calculator_registry.h"
+#include "util/resource_util.h"
 #include "gtest/gtest.h"
 
 namespace sluice {
@@ -51,6 +52,7 @@ TEST(UtilCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
       "SplitTensorVectorCalculator",
       "SplitNormalizedLandmarkListCalculator",
       "SplitLandmarkListCalculator",
+      "LocalFileContentsCalculator",
       // calculators/tensor post-processing.
       "TensorsToDetectionsCalculator",
       "TensorsToLandmarksCalculator",
@@ -60,7 +62,11 @@ TEST(UtilCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
   for (const char* name : kNames) {
     EXPECT_TRUE(CalculatorRegistry::Get().IsRegistered(name)) << name << " is not registered";
   }
-  EXPECT_TRUE(CalculatorRegistry::Get().DuplicateNames().empty());
+  for (const auto& name : CalculatorRegistry::Get().DuplicateNames()) {
+    ADD_FAILURE() << name << " is registered twice";
+  }
+  // sluice_hand_landmark_resources: the labels the hand graphs read by path.
+  EXPECT_NE(FindEmbeddedResource("mediapipe/modules/hand_landmark/handedness.txt"), nullptr);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 # explicit name or else the file's top-level `type:` field (read at build
 # time; a file with neither fails the build). Link <target> whole
 # (sluice_link_whole / sluice_test WHOLE) so the registrations are kept.
-set(SLUICE_EMBED_GRAPHS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_graphs_generate.cmake)
+# Cached so that sluice_embed_graphs works from any directory.
+set(SLUICE_EMBED_GRAPHS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_graphs_generate.cmake CACHE INTERNAL "")
 
 function(sluice_embed_graphs target)
   cmake_parse_arguments(A "" "" "FILES" ${ARGN})
