@@ -2,7 +2,7 @@
 # End-to-end tests of the `sluice` CLI on the shared seed graphs.
 #   bash tests/cli_test.sh path/to/sluice
 set -uo pipefail
-sluice="$1"
+sluice="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shared="${SLUICE_SHARED_DIR:-../shared}"
 graphs="$shared/graphs"
 tmp=$(mktemp -d)
@@ -81,6 +81,62 @@ check "error: missing side packet" 1 - "global_counter" -- \
   "$sluice" run "$graphs/seed_cycle_adder.pbtxt" --print sum
 check "error: viz to an unknown format" 1 - "\\.dot, \\.svg or \\.png" -- \
   "$sluice" viz "$graphs/seed_passthrough_chain.pbtxt" -o "$tmp/g.gif"
+
+# --- sluice hands -------------------------------------------------------------
+photos="$(cd "$shared/reference/inputs" && pwd)"
+check "hands: photo -> JSON Lines and an annotated image" 0 - - -- \
+  "$sluice" hands --input "$photos/four_06aa70cc.png" --static --landmarks "$tmp/four.jsonl" \
+  --output "$tmp/four_annotated.png" --quiet
+check "hands: one right hand (as MediaPipe labels it)" 0 - '"handedness": "Right"' -- cat "$tmp/four.jsonl"
+check "hands: the line has the documented fields and 21 landmarks" 0 - "21 21" -- \
+  python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); h=d["hands"][0]
+assert set(d)=={"frame","timestamp_us","width","height","hands"} and d["frame"]==0 and d["width"]==384
+assert set(h)=={"handedness","handedness_score","presence","landmarks","world_landmarks"}
+print(len(h["landmarks"]), len(h["world_landmarks"]))' "$tmp/four.jsonl"
+check "hands: annotated image written" 0 - "PNG" -- file "$tmp/four_annotated.png"
+check "hands: no hand -> empty list" 0 - '"hands": \[\]' -- \
+  "$sluice" hands --input "$photos/lenna.png" --landmarks /dev/stdout --quiet
+
+mkdir -p "$tmp/folder"
+cp "$photos/four_06aa70cc.png" "$tmp/folder/a.png"
+cp "$photos/rock_026fd791.png" "$tmp/folder/c.png"
+printf 'not an image' >"$tmp/folder/b.png"
+check "hands: a corrupt file in a folder is reported and skipped" 0 - "frame 1 skipped" -- \
+  "$sluice" hands --input "$tmp/folder" --landmarks "$tmp/folder.jsonl"
+check "hands: the other frames are kept" 0 - "^2$" -- wc -l <"$tmp/folder.jsonl"
+check "hands: summary line" 0 - "2 frames \(1 skipped\), 2 hands found" -- \
+  "$sluice" hands --input "$tmp/folder" --model-complexity 0
+
+mkdir -p "$tmp/clip"
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do cp "$photos/rock_026fd791.png" "$tmp/clip/$i.png"; done
+check "hands: annotated video from a folder" 0 - "annotated: video" -- \
+  "$sluice" hands --input "$tmp/clip" --output "$tmp/clip.mp4" --show-rois
+# Garble bytes in the middle of the stream: frames decode with errors concealed
+# or are reported; the run must neither crash nor lose the other frames.
+python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); n=len(b)
+for i in range(n//2, n//2+400): b[i]=(b[i]*7+13)&255
+open(p,"wb").write(b)' "$tmp/clip.mp4"
+check "hands: video with corrupt bytes mid-stream" 0 - "frames" -- \
+  "$sluice" hands --input "$tmp/clip.mp4" --landmarks "$tmp/clip.jsonl"
+check "hands: tracked frames written" 0 - "^([6-9]|1[0-2])$" -- wc -l <"$tmp/clip.jsonl"
+
+check "hands error: unreadable input" 1 - "no_such.mp4" -- \
+  "$sluice" hands --input "$tmp/no_such.mp4"
+check "hands error: bad --model-complexity" 1 - "model_complexity must be 0 or 1" -- \
+  "$sluice" hands --input "$photos/lenna.png" --model-complexity 3
+check "hands error: bad --max-hands" 1 - "max_num_hands must be >= 1" -- \
+  "$sluice" hands --input "$photos/lenna.png" --max-hands 0
+check "hands error: bad --min-detection-confidence" 1 - "min_detection_confidence" -- \
+  "$sluice" hands --input "$photos/lenna.png" --min-detection-confidence 2
+check "hands error: unknown device" 1 - "cpu, cuda or auto" -- \
+  "$sluice" hands --input "$photos/lenna.png" --device tpu
+check "hands error: --landmarks not writable" 1 - "cannot write" -- \
+  "$sluice" hands --input "$photos/lenna.png" --landmarks "$tmp/no/such/dir/x.jsonl"
+# A copy of the binary outside the checkout, run from elsewhere, finds no models.
+mkdir -p "$tmp/elsewhere/bin/tools" && cp "$sluice" "$tmp/elsewhere/bin/tools/sluice"
+check "hands error: models missing names the model and the fix" 1 - "palm_detection_full.tflite.*fetch_models" -- \
+  env -C "$tmp/elsewhere" -u SLUICE_SHARED_DIR SLUICE_MODELS_DIR="$tmp/none" \
+  "$tmp/elsewhere/bin/tools/sluice" hands --input "$photos/lenna.png"
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" = 0 ]

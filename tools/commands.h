@@ -12,6 +12,14 @@ namespace sluice::cli {
 void AddGraphCommands(CLI::App& app);
 // model-info, bench-model (tools/model_commands.cc).
 void AddModelCommands(CLI::App& app);
+// hands (tools/hands_command.cc).
+void AddHandsCommands(CLI::App& app);
+// face (tools/face_command.cc).
+void AddFaceCommands(CLI::App& app);
+// face-mesh (tools/face_mesh_command.cc).
+void AddFaceMeshCommands(CLI::App& app);
+// selfie (tools/selfie_command.cc).
+void AddSelfieCommands(CLI::App& app);
 
 }  // namespace sluice::cli
 

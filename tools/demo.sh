@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the main job on a bundled sample.
+# The main job on a bundled sample: sets up, builds, fetches MediaPipe's models
+# and a sample clip of a real hand, then runs hand tracking on it and prints
+# where the annotated video and the landmark file are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -7,6 +9,20 @@ bash tools/setup.sh
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j "$(nproc)" --target sluice
 
-echo "== sluice run examples/graphs/running_sum.pbtxt =="
-./build/tools/sluice run examples/graphs/running_sum.pbtxt \
-  --input in=int:1,2,3,4,5 --print sum
+# Models: from the official mediapipe wheel on PyPI (checksums in
+# models.sha256); offline, from ../shared/models when it is there.
+if ! bash tools/fetch_models.sh; then
+  if [ -d ../shared/models ]; then
+    echo "demo: PyPI not reachable; taking the models from ../shared/models"
+    bash tools/fetch_models.sh --from ../shared/models
+  else
+    exit 1
+  fi
+fi
+sample="$(bash tools/fetch_sample.sh | tail -n 1)"
+
+mkdir -p out
+echo "== sluice hands --input $sample =="
+./build/tools/sluice hands --input "$sample" --output out/hands.mp4 --landmarks out/hands.jsonl
+echo "annotated video: $(pwd)/out/hands.mp4"
+echo "landmarks (JSON Lines, one object per frame): $(pwd)/out/hands.jsonl"

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -157,7 +158,8 @@ void RunGraph(const RunArgs& args) {
 }  // namespace
 
 void AddGraphCommands(CLI::App& app) {
-  auto* run_args = new RunArgs;  // Lives as long as the app (process lifetime).
+  // Shared with the callbacks, which the app keeps as long as it lives.
+  auto run_args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Run a graph to completion");
   AddGraphArgs(run, &run_args->graph);
   run->add_option("--side", run_args->sides, "Input side packet NAME=TYPE:VALUE "
@@ -169,9 +171,9 @@ void AddGraphCommands(CLI::App& app) {
   run->add_option("--trace", run_args->trace, "Write a Chrome/Perfetto trace JSON here");
   run->callback([run_args] { RunGraph(*run_args); });
 
-  auto* validate_args = new GraphArgs;
+  auto validate_args = std::make_shared<GraphArgs>();
   CLI::App* validate = app.add_subcommand("validate", "Check a graph config; prints OK or errors");
-  AddGraphArgs(validate, validate_args);
+  AddGraphArgs(validate, validate_args.get());
   validate->callback([validate_args] {
     mediapipe::CalculatorGraphConfig config = LoadGraph("validate", *validate_args);
     CalculatorGraph graph;
@@ -181,10 +183,10 @@ void AddGraphCommands(CLI::App& app) {
               << " nodes after expansion)" << std::endl;
   });
 
-  auto* expand_args = new GraphArgs;
+  auto expand_args = std::make_shared<GraphArgs>();
   CLI::App* expand = app.add_subcommand(
       "expand", "Print the config after subgraph expansion and option_value, as pbtxt");
-  AddGraphArgs(expand, expand_args);
+  AddGraphArgs(expand, expand_args.get());
   expand->callback([expand_args] {
     mediapipe::CalculatorGraphConfig config = LoadGraph("expand", *expand_args);
     absl::Status status = ExpandSubgraphs(&config);
@@ -192,10 +194,10 @@ void AddGraphCommands(CLI::App& app) {
     std::cout << GraphConfigToText(config);
   });
 
-  auto* viz_args = new GraphArgs;
-  auto* viz_out = new std::string;
+  auto viz_args = std::make_shared<GraphArgs>();
+  auto viz_out = std::make_shared<std::string>();
   CLI::App* viz = app.add_subcommand("viz", "Draw the expanded graph with Graphviz");
-  AddGraphArgs(viz, viz_args);
+  AddGraphArgs(viz, viz_args.get());
   viz->add_option("-o,--output", *viz_out, "Output file: .dot, .svg or .png")->required();
   viz->callback([viz_args, viz_out] {
     mediapipe::CalculatorGraphConfig config = LoadGraph("viz", *viz_args);

@@ -13,7 +13,8 @@ PKGS=(
   libcli11-dev
   graphviz
   libopencv-imgproc-dev libopencv-imgcodecs-dev libopencv-videoio-dev
-  python3 python3-venv
+  python3 python3-venv python3-dev pybind11-dev python3-numpy python3-pytest python3-protobuf python3-opencv python3-matplotlib
+  ffmpeg
 )
 
 missing=()

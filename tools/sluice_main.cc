@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "sluice 0.1.0");
   sluice::cli::AddGraphCommands(app);
   sluice::cli::AddModelCommands(app);
+  sluice::cli::AddHandsCommands(app);
+  sluice::cli::AddFaceCommands(app);
+  sluice::cli::AddFaceMeshCommands(app);
+  sluice::cli::AddSelfieCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,12 @@
+"""The hand skeleton: pairs of HandLandmark indices, grouped by part."""
+HAND_PALM_CONNECTIONS = frozenset({(0, 1), (0, 5), (9, 13), (13, 17), (5, 9), (0, 17)})
+HAND_THUMB_CONNECTIONS = frozenset({(1, 2), (2, 3), (3, 4)})
+HAND_INDEX_FINGER_CONNECTIONS = frozenset({(5, 6), (6, 7), (7, 8)})
+HAND_MIDDLE_FINGER_CONNECTIONS = frozenset({(9, 10), (10, 11), (11, 12)})
+HAND_RING_FINGER_CONNECTIONS = frozenset({(13, 14), (14, 15), (15, 16)})
+HAND_PINKY_FINGER_CONNECTIONS = frozenset({(17, 18), (18, 19), (19, 20)})
+
+HAND_CONNECTIONS = frozenset().union(
+    HAND_PALM_CONNECTIONS, HAND_THUMB_CONNECTIONS, HAND_INDEX_FINGER_CONNECTIONS,
+    HAND_MIDDLE_FINGER_CONNECTIONS, HAND_RING_FINGER_CONNECTIONS,
+    HAND_PINKY_FINGER_CONNECTIONS)

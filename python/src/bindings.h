@@ -1,0 +1,18 @@
+// One Init function per binding file; module.cc calls them in order.
+#ifndef SLUICE_PYTHON_BINDINGS_H_
+#define SLUICE_PYTHON_BINDINGS_H_
+
+#include <pybind11/pybind11.h>
+
+namespace sluice::python {
+
+void InitPacket(pybind11::module_& m);  // Timestamp, Packet, packet_creator/getter
+void InitImage(pybind11::module_& m);   // ImageFormat, ImageFrame, Image (numpy)
+void InitGraph(pybind11::module_& m);   // CalculatorGraph, OutputStreamPoller
+void InitHands(pybind11::module_& m);   // HandTracker (solutions.hands)
+// Image creators/getters live beside the image classes.
+void InitImagePackets(pybind11::module_& creator, pybind11::module_& getter);
+
+}  // namespace sluice::python
+
+#endif  // SLUICE_PYTHON_BINDINGS_H_
