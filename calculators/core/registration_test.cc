@@ -22,6 +22,8 @@ TEST(CoreCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
       "DefaultSidePacketCalculator",
       "MakePairCalculator",
       "SinkCalculator",
+      "MergeCalculator",
+      "PacketPresenceCalculator",
       "SwitchDemuxCalculator",
       "SwitchMuxCalculator",
       "ConcatenateFloatVectorCalculator",
