@@ -1,0 +1,58 @@
+// A host-only stand-in for the part of the CUDA runtime Sluice's GPU layer
+// uses, so the GPU code paths (service, pools, buffers, converters, the GPU
+// branch of the calculators) run in CI where there is no GPU. Not a simulator
+// of GPU performance or of device code: kernels are replaced by host loops
+// over the same per-pixel maths (image_filters_host.cc).
+//
+// What it checks that a plain host shim would not:
+//  * Asynchrony is lazy: work queued on a stream runs only when something
+//    forces it (a host wait on an event or stream, a cross-stream wait being
+//    satisfied, a free). A consumer that forgets to wait for its producer's
+//    event reads stale memory and its test fails, as it could on a GPU.
+//    Two orders (SLUICE_FAKE_CUDA_ORDER): by default a host wait first runs
+//    every stream it does not target, as a GPU might; with "lazy" it runs only
+//    what it needs. Each exposes a different missing wait; CI runs both.
+//  * Handles are tracked: a destroyed or unknown stream/event, a free of an
+//    unknown pointer, or a copy/kernel touching device memory outside a live
+//    allocation returns an error (and counts a violation).
+// Link it instead of CUDA::cudart (never both).
+#ifndef SLUICE_GPU_TESTING_FAKE_CUDA_RUNTIME_H_
+#define SLUICE_GPU_TESTING_FAKE_CUDA_RUNTIME_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace sluice {
+namespace fake_cuda {
+
+struct Stats {
+  int64_t live_device_allocations = 0;
+  int64_t live_pinned_allocations = 0;
+  int64_t live_streams = 0;
+  int64_t live_events = 0;
+  int64_t violations = 0;  // bad handles, out-of-bounds device accesses
+  int64_t executed_ops = 0;
+};
+Stats GetStats();
+
+// Queues `op` on `stream` (what a kernel launch does); runs when forced.
+cudaError_t Enqueue(cudaStream_t stream, std::function<void()> op);
+
+// Whether [ptr, ptr + bytes) lies inside one live device allocation; counts a
+// violation when not.
+bool CheckDeviceRange(const void* ptr, size_t bytes);
+
+// Makes cudaGetDeviceCount report `count` devices (default 1; 0 = none).
+void SetDeviceCount(int count);
+
+// Overrides SLUICE_FAKE_CUDA_ORDER: true = other streams run before a host
+// wait's targets (the default), false = lazy.
+void SetOthersFirst(bool others_first);
+
+}  // namespace fake_cuda
+}  // namespace sluice
+
+#endif  // SLUICE_GPU_TESTING_FAKE_CUDA_RUNTIME_H_
