@@ -10,6 +10,9 @@ void InitPacket(pybind11::module_& m);  // Timestamp, Packet, packet_creator/get
 void InitImage(pybind11::module_& m);   // ImageFormat, ImageFrame, Image (numpy)
 void InitGraph(pybind11::module_& m);   // CalculatorGraph, OutputStreamPoller
 void InitHands(pybind11::module_& m);   // HandTracker (solutions.hands)
+void InitFaceDetection(pybind11::module_& m);       // FaceDetector
+void InitFaceMesh(pybind11::module_& m);            // FaceMesh, face_mesh_connections()
+void InitSelfieSegmentation(pybind11::module_& m);  // SelfieSegmenter
 // Image creators/getters live beside the image classes.
 void InitImagePackets(pybind11::module_& creator, pybind11::module_& getter);
 

@@ -10,4 +10,7 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::InitPacket(m);
   sluice::python::InitGraph(m);
   sluice::python::InitHands(m);
+  sluice::python::InitFaceDetection(m);
+  sluice::python::InitFaceMesh(m);
+  sluice::python::InitSelfieSegmentation(m);
 }

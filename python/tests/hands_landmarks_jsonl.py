@@ -4,7 +4,7 @@ the same JSON Lines, computed by sluice.solutions.hands.Hands.
 
   hands_landmarks_jsonl.py [hands] --input PATH --landmarks OUT.jsonl [--static]
       [--max-hands N] [--model-complexity 0|1] [--min-detection-confidence F]
-      [--min-tracking-confidence F] [--stats]
+      [--min-tracking-confidence F] [--stats] [--quiet]
 
 PATH: an image, a folder of images (one frame per file, sorted by name) or a
 video (OpenCV decodes it). One object per frame:
@@ -84,6 +84,8 @@ def main(argv):
   p.add_argument("--min-detection-confidence", type=float, default=0.5)
   p.add_argument("--min-tracking-confidence", type=float, default=0.5)
   p.add_argument("--stats", action="store_true")
+  # As `sluice hands --quiet` (no progress line): this script prints none anyway.
+  p.add_argument("--quiet", "-q", action="store_true")
   a = p.parse_args(argv)
   import cv2
   from sluice.solutions import hands as mp_hands

@@ -1,6 +1,8 @@
-"""Default drawing styles (MediaPipe's drawing_styles; colours are BGR)."""
+"""Default drawing styles for hands and face meshes (MediaPipe's drawing_styles;
+colours are BGR)."""
 from typing import Mapping, Tuple
 
+from sluice.solutions import face_mesh_connections as fmc
 from sluice.solutions import hands_connections
 from sluice.solutions.drawing_utils import DrawingSpec
 
@@ -12,6 +14,8 @@ _GRAY = (128, 128, 128)
 _PURPLE = (128, 64, 128)
 _PEACH = (180, 229, 255)
 _WHITE = (224, 224, 224)
+_CYAN = (192, 255, 48)
+_MAGENTA = (192, 48, 255)
 
 _RADIUS = 5
 _THICKNESS_DOT = -1
@@ -44,4 +48,45 @@ def get_default_hand_connections_style() -> Mapping[Tuple[int, int], DrawingSpec
   for _, color, connections in _FINGERS:
     for c in connections:
       style[c] = DrawingSpec(color=color, thickness=_THICKNESS_FINGER_LINE)
+  return style
+
+
+_THICKNESS_TESSELATION = 1
+_THICKNESS_CONTOURS = 2
+
+# Contour colours by part: style 0 (the default) and style 1 (more colourful,
+# with the nose).
+_FACE_CONTOUR_COLORS = (
+    ((fmc.FACEMESH_LIPS, _WHITE), (fmc.FACEMESH_LEFT_EYE, _GREEN),
+     (fmc.FACEMESH_LEFT_EYEBROW, _GREEN), (fmc.FACEMESH_RIGHT_EYE, _RED),
+     (fmc.FACEMESH_RIGHT_EYEBROW, _RED), (fmc.FACEMESH_FACE_OVAL, _WHITE)),
+    ((fmc.FACEMESH_LIPS, _BLUE), (fmc.FACEMESH_LEFT_EYE, _CYAN),
+     (fmc.FACEMESH_LEFT_EYEBROW, _GREEN), (fmc.FACEMESH_RIGHT_EYE, _MAGENTA),
+     (fmc.FACEMESH_RIGHT_EYEBROW, _RED), (fmc.FACEMESH_FACE_OVAL, _WHITE),
+     (fmc.FACEMESH_NOSE, _YELLOW)),
+)
+
+
+def get_default_face_mesh_contours_style(i: int = 0) -> Mapping[Tuple[int, int], DrawingSpec]:
+  """2 px contour lines: style 0 lips and oval light gray, the person's left
+  eye and eyebrow green, right ones red; style 1 (i=1) other colours, nose included."""
+  style = {}
+  for connections, color in _FACE_CONTOUR_COLORS[1 if i == 1 else 0]:
+    spec = DrawingSpec(color=color, thickness=_THICKNESS_CONTOURS)
+    for c in connections:
+      style[c] = spec
+  return style
+
+
+def get_default_face_mesh_tesselation_style() -> DrawingSpec:
+  """1 px gray lines."""
+  return DrawingSpec(color=_GRAY, thickness=_THICKNESS_TESSELATION)
+
+
+def get_default_face_mesh_iris_connections_style() -> Mapping[Tuple[int, int], DrawingSpec]:
+  """2 px rings: the person's left iris green, the right one red."""
+  style = {c: DrawingSpec(color=_GREEN, thickness=_THICKNESS_CONTOURS)
+           for c in fmc.FACEMESH_LEFT_IRIS}
+  for c in fmc.FACEMESH_RIGHT_IRIS:
+    style[c] = DrawingSpec(color=_RED, thickness=_THICKNESS_CONTOURS)
   return style

@@ -1,4 +1,5 @@
-"""Drawing landmarks on images, in the manner of MediaPipe's drawing_utils.
+"""Drawing landmarks and detections on images, in the manner of MediaPipe's
+drawing_utils.
 
 Colours are tuples in the image's own channel order (MediaPipe's examples draw
 on BGR images, so its constants are BGR). Drawing uses OpenCV's cv2.
@@ -45,11 +46,15 @@ def _to_pixels(x, y, width, height):
   return min(math.floor(x * width), width - 1), min(math.floor(y * height), height - 1)
 
 
-def _check_image(image):
+def _clip01(v):
+  return min(max(v, 0.0), 1.0)
+
+
+def _check_image(image, where="draw_landmarks"):
   if (not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3
       or image.dtype != np.uint8):
-    raise ValueError("draw_landmarks: expected a three-channel image, a numpy uint8 array of "
-                     "shape (height, width, 3)")
+    raise ValueError("%s: expected a three-channel image, a numpy uint8 array of "
+                     "shape (height, width, 3)" % where)
 
 
 def draw_landmarks(image, landmark_list, connections=None,
@@ -96,6 +101,37 @@ def draw_landmarks(image, landmark_list, connections=None,
       border = max(spec.circle_radius + 1, int(spec.circle_radius * 1.2))
       cv2.circle(image, px, border, WHITE_COLOR, spec.thickness)
       cv2.circle(image, px, spec.circle_radius, spec.color, spec.thickness)
+
+
+def draw_detection(image, detection,
+                   keypoint_drawing_spec: DrawingSpec = DrawingSpec(color=RED_COLOR),
+                   bbox_drawing_spec: DrawingSpec = DrawingSpec()):
+  """Draws a Detection's keypoints (dots) and relative bounding box on `image`, in place.
+
+  Keypoints outside the image are skipped; a box reaching past the borders is
+  drawn clipped to them. ValueError for a detection whose location is not
+  relative (MediaPipe's face detections are).
+  """
+  if detection is None or not detection.HasField("location_data"):
+    return
+  _check_image(image, "draw_detection")
+  location = detection.location_data
+  if location.format != location.RELATIVE_BOUNDING_BOX:
+    raise ValueError("draw_detection: the detection's location_data must be "
+                     "RELATIVE_BOUNDING_BOX (normalized coordinates)")
+  cv2 = _cv2()
+  height, width = image.shape[:2]
+  for keypoint in location.relative_keypoints:
+    px = _to_pixels(keypoint.x, keypoint.y, width, height)
+    if px is not None:
+      cv2.circle(image, px, keypoint_drawing_spec.circle_radius, keypoint_drawing_spec.color,
+                 keypoint_drawing_spec.thickness)
+  if not location.HasField("relative_bounding_box"):
+    return
+  box = location.relative_bounding_box
+  start = _to_pixels(_clip01(box.xmin), _clip01(box.ymin), width, height)
+  end = _to_pixels(_clip01(box.xmin + box.width), _clip01(box.ymin + box.height), width, height)
+  cv2.rectangle(image, start, end, bbox_drawing_spec.color, bbox_drawing_spec.thickness)
 
 
 def _rgb01(color):
