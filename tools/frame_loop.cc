@@ -26,6 +26,17 @@ void FailCommand(const std::string& command, const absl::Status& status) {
   throw CLI::RuntimeError(1);
 }
 
+void OpenLandmarksFile(const std::string& command, const std::string& path, std::ofstream* file,
+                       FrameLoopHooks* hooks) {
+  if (path.empty()) return;
+  file->open(path, std::ios::out | std::ios::trunc);
+  if (!*file) {
+    FailCommand(command, absl::PermissionDeniedError(
+                             absl::StrCat("cannot write --landmarks file \"", path, "\"")));
+  }
+  hooks->summary_lines = [path]() -> std::vector<std::string> { return {"landmarks: " + path}; };
+}
+
 void AddFrameLoopOptions(CLI::App* cmd, FrameLoopArgs* args, const std::string& output_help) {
   cmd->add_option("--input,-i", args->input,
                   "Image, folder of images, video file, or camera (index or /dev/videoN)")

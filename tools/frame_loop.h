@@ -7,9 +7,11 @@
 #define SLUICE_TOOLS_FRAME_LOOP_H_
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -66,6 +68,39 @@ struct FrameLoopHooks {
 // Runs `command` (for messages, e.g. "hands") over args.input; throws
 // CLI::RuntimeError(1) after printing the error.
 void RunFrameLoop(const std::string& command, const FrameLoopArgs& args, FrameLoopHooks& hooks);
+
+// A solution's own stage type (e.g. FaceStageTime) as StageTime.
+template <typename T>
+std::vector<StageTime> AsStageTimes(const std::vector<T>& times) {
+  std::vector<StageTime> out;
+  for (const T& t : times) out.push_back(StageTime{t.stage, t.invocations, t.total_ms});
+  return out;
+}
+inline std::vector<StageTime> AsStageTimes(std::vector<StageTime> times) { return times; }
+
+// Sets the hooks that only forward to a solution API with the usual methods
+// (Send, Next, TryNext, Close, StageTimes, WriteTrace): send, take (into
+// `*result`, which emit then reads), close, stage_times and write_trace. Both
+// must outlive the loop.
+template <typename Solution, typename Result>
+void ForwardToSolution(Solution* solution, Result* result, FrameLoopHooks* hooks) {
+  hooks->send = [solution](ImageFrame frame, int64_t timestamp_us,
+                           std::shared_ptr<const ImageFrame>* shared) {
+    return solution->Send(std::move(frame), timestamp_us, shared);
+  };
+  hooks->take = [solution, result](bool block) {
+    return block ? solution->Next(result) : solution->TryNext(result);
+  };
+  hooks->close = [solution] { return solution->Close(); };
+  hooks->stage_times = [solution] { return AsStageTimes(solution->StageTimes()); };
+  hooks->write_trace = [solution](const std::string& path) { return solution->WriteTrace(path); };
+}
+
+// The --landmarks JSON Lines file: unless `path` is empty, opened for writing
+// (truncated) and named after the summary ("landmarks: PATH"). Fails
+// `command` when it cannot be written.
+void OpenLandmarksFile(const std::string& command, const std::string& path, std::ofstream* file,
+                       FrameLoopHooks* hooks);
 
 // Prints "sluice <command>: <message>" and throws CLI::RuntimeError(1).
 [[noreturn]] void FailCommand(const std::string& command, const absl::Status& status);

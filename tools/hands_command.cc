@@ -1,6 +1,5 @@
 // `sluice hands`: hand tracking on an image, a folder of images, a video or a
 // camera; writes landmarks as JSON Lines and/or an annotated image/video.
-#include <cmath>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -11,6 +10,7 @@
 #include "solutions/hands/hand_tracker.h"
 #include "tools/commands.h"
 #include "tools/frame_loop.h"
+#include "tools/json_text.h"
 #include "util/status_macros.h"
 
 namespace sluice::cli {
@@ -23,32 +23,6 @@ struct HandsArgs {
   HandTrackerOptions tracker;
 };
 
-// JSON numbers: finite floats with enough digits to round-trip what we print.
-std::string Num(double v) { return std::isfinite(v) ? absl::StrFormat("%.7g", v) : "null"; }
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-template <typename List>
-std::string Points(const List& list) {
-  std::string out = "[";
-  for (int i = 0; i < list.landmark_size(); ++i) {
-    const auto& p = list.landmark(i);
-    absl::StrAppend(&out, i ? ", " : "", "[", Num(p.x()), ", ", Num(p.y()), ", ", Num(p.z()), "]");
-  }
-  return out + "]";
-}
-
 // One line of the --landmarks file (format documented in README.md).
 std::string FrameJson(int64_t frame, const HandTrackingResult& r) {
   std::string out = absl::StrCat("{\"frame\": ", frame, ", \"timestamp_us\": ", r.timestamp_us,
@@ -59,8 +33,8 @@ std::string FrameJson(int64_t frame, const HandTrackingResult& r) {
     absl::StrAppend(&out, h ? ", " : "", "{\"handedness\": ", JsonString(hand.handedness),
                     ", \"handedness_score\": ", Num(hand.handedness_score),
                     ", \"presence\": ", Num(hand.presence),
-                    ", \"landmarks\": ", Points(hand.landmarks),
-                    ", \"world_landmarks\": ", Points(hand.world_landmarks), "}");
+                    ", \"landmarks\": ", LandmarkPoints(hand.landmarks),
+                    ", \"world_landmarks\": ", LandmarkPoints(hand.world_landmarks), "}");
   }
   return out + "]}";
 }
@@ -68,27 +42,17 @@ std::string FrameJson(int64_t frame, const HandTrackingResult& r) {
 void RunHands(const HandsArgs& args) {
   const std::string command = "hands";
   if (absl::Status s = ValidateHandTrackerOptions(args.tracker); !s.ok()) FailCommand(command, s);
+  FrameLoopHooks hooks;
   std::ofstream landmarks_file;
-  if (!args.landmarks.empty()) {
-    landmarks_file.open(args.landmarks, std::ios::out | std::ios::trunc);
-    if (!landmarks_file) {
-      FailCommand(command, absl::PermissionDeniedError(absl::StrCat(
-                               "cannot write --landmarks file \"", args.landmarks, "\"")));
-    }
-  }
+  OpenLandmarksFile(command, args.landmarks, &landmarks_file, &hooks);
   HandTrackerOptions options = args.tracker;
   options.enable_tracing = true;  // for the per-stage summary
-  absl::StatusOr<std::unique_ptr<HandTracker>> created = HandTracker::Create(options);
-  if (!created.ok()) FailCommand(command, created.status());
-  HandTracker& tracker = **created;
+  absl::StatusOr<std::unique_ptr<HandTracker>> tracker = HandTracker::Create(options);
+  if (!tracker.ok()) FailCommand(command, tracker.status());
 
   HandTrackingResult result;
+  ForwardToSolution(tracker->get(), &result, &hooks);
   int64_t hands_found = 0;
-  FrameLoopHooks hooks;
-  hooks.send = [&](ImageFrame frame, int64_t ts, std::shared_ptr<const ImageFrame>* shared) {
-    return tracker.Send(std::move(frame), ts, shared);
-  };
-  hooks.take = [&](bool block) { return block ? tracker.Next(&result) : tracker.TryNext(&result); };
   hooks.emit = [&](const LoopFrame& frame, ImageFrame* canvas) -> absl::Status {
     hands_found += static_cast<int64_t>(result.hands.size());
     if (landmarks_file.is_open()) landmarks_file << FrameJson(frame.index, result) << '\n';
@@ -102,14 +66,7 @@ void RunHands(const HandsArgs& args) {
     }
     return absl::OkStatus();
   };
-  hooks.close = [&] { return tracker.Close(); };
-  hooks.stage_times = [&] { return tracker.StageTimes(); };
-  hooks.write_trace = [&](const std::string& path) { return tracker.WriteTrace(path); };
   hooks.found = [&] { return absl::StrCat(hands_found, " hands found"); };
-  hooks.summary_lines = [&]() -> std::vector<std::string> {
-    if (args.landmarks.empty()) return {};
-    return {"landmarks: " + args.landmarks};
-  };
   RunFrameLoop(command, args.loop, hooks);
 }
 

@@ -182,20 +182,14 @@ void RunSelfie(const SelfieArgs& args) {
   }
   SelfieSegmenterOptions options = args.segmenter;
   options.enable_tracing = true;  // for the per-stage summary
-  absl::StatusOr<std::unique_ptr<SelfieSegmenter>> created = SelfieSegmenter::Create(options);
-  if (!created.ok()) Fail(created.status());
-  SelfieSegmenter& segmenter = **created;
+  absl::StatusOr<std::unique_ptr<SelfieSegmenter>> segmenter = SelfieSegmenter::Create(options);
+  if (!segmenter.ok()) Fail(segmenter.status());
 
   SegmentationResult result;
+  FrameLoopHooks hooks;
+  ForwardToSolution(segmenter->get(), &result, &hooks);
   int64_t frames = 0, masks_written = 0;
   double person_fraction = 0;
-  FrameLoopHooks hooks;
-  hooks.send = [&](ImageFrame frame, int64_t ts, std::shared_ptr<const ImageFrame>* shared) {
-    return segmenter.Send(std::move(frame), ts, shared);
-  };
-  hooks.take = [&](bool block) {
-    return block ? segmenter.Next(&result) : segmenter.TryNext(&result);
-  };
   hooks.emit = [&](const LoopFrame& frame, ImageFrame* canvas) -> absl::Status {
     if (result.mask == nullptr) {
       return absl::InternalError(absl::StrCat("no mask for frame ", frame.index));
@@ -214,9 +208,6 @@ void RunSelfie(const SelfieArgs& args) {
     }
     return absl::OkStatus();
   };
-  hooks.close = [&] { return segmenter.Close(); };
-  hooks.stage_times = [&] { return segmenter.StageTimes(); };
-  hooks.write_trace = [&](const std::string& path) { return segmenter.WriteTrace(path); };
   hooks.found = [&] {
     return absl::StrFormat("person %.0f%% of the pixels on average",
                            frames ? 100.0 * person_fraction / frames : 0.0);

@@ -33,6 +33,15 @@ struct FrameOutputs {
   std::vector<Packet> packets;
 };
 
+// The payload of one of FrameOutputs::packets as a T, or null when the
+// stream had no packet at the frame (or one of another type).
+template <typename T>
+const T* OutputPayload(const Packet& packet) {
+  if (packet.IsEmpty()) return nullptr;
+  absl::StatusOr<const T*> v = packet.TryGet<T>();
+  return v.ok() ? *v : nullptr;
+}
+
 // Time spent per pipeline stage, from the graph's trace.
 struct StageTime {
   std::string stage;

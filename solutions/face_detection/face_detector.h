@@ -28,7 +28,7 @@
 
 namespace sluice {
 
-class CalculatorGraph;
+class FramePipeline;
 
 struct FaceDetectorOptions {
   // 0: short-range model (128x128, faces within ~2 m); 1: full-range model
@@ -113,12 +113,9 @@ class FaceDetector {
   absl::Status WriteTrace(const std::string& path) const;
 
  private:
-  struct State;
-  FaceDetector();
-  absl::Status Init(const FaceDetectorOptions& options);
+  FaceDetector() = default;
 
-  std::unique_ptr<State> state_;
-  std::unique_ptr<CalculatorGraph> graph_;
+  std::unique_ptr<FramePipeline> pipeline_;
 };
 
 }  // namespace sluice

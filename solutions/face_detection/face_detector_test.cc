@@ -13,20 +13,10 @@
 #include <gtest/gtest.h>
 
 #include "formats/image_io.h"
+#include "solutions/common/reference_inputs.h"
 
 namespace sluice {
 namespace {
-
-std::string ReferenceInput(const std::string& name) {
-  const char* env = std::getenv("SLUICE_SHARED_DIR");
-  return std::string(env != nullptr && *env ? env : "../shared") + "/reference/inputs/" + name;
-}
-
-ImageFrame LoadRgb(const std::string& name) {
-  absl::StatusOr<ImageFrame> image = ReadImageFile(ReferenceInput(name));
-  EXPECT_TRUE(image.ok()) << image.status();
-  return image.ok() ? std::move(*image) : ImageFrame();
-}
 
 struct Expected {
   const char* image;
@@ -49,7 +39,7 @@ TEST_P(FaceDetectorReferenceTest, MatchesGoogle) {
   options.model_selection = e.model_selection;
   auto detector = FaceDetector::Create(options);
   ASSERT_TRUE(detector.ok()) << detector.status();
-  ImageFrame image = LoadRgb(e.image);
+  ImageFrame image = LoadReferenceRgb(e.image);
   ASSERT_FALSE(image.IsEmpty());
   auto result = (*detector)->Process(image, 0);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -85,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"dino.png", 1, 0}));
 
 TEST(FaceDetectorTest, ThresholdOverridesTheModelDefault) {
-  ImageFrame image = LoadRgb("sergey.png");
+  ImageFrame image = LoadReferenceRgb("sergey.png");
   ASSERT_FALSE(image.IsEmpty());
   FaceDetectorOptions options;
   options.model_selection = 1;
@@ -115,7 +105,7 @@ TEST(FaceDetectorTest, ThresholdOverridesTheModelDefault) {
 TEST(FaceDetectorTest, PipelinedResultsEqualProcess) {
   std::vector<ImageFrame> frames;
   for (const char* name : {"sergey.png", "dino.png", "lenna.png", "sergey.png"}) {
-    frames.push_back(LoadRgb(name));
+    frames.push_back(LoadReferenceRgb(name));
     ASSERT_FALSE(frames.back().IsEmpty());
   }
   auto sync = FaceDetector::Create({});
@@ -173,10 +163,60 @@ TEST(FaceDetectorTest, RejectsBadOptionsAndInput) {
   auto not_rgb = (*detector)->Process(*gray, 1);
   ASSERT_FALSE(not_rgb.ok());
   EXPECT_NE(not_rgb.status().message().find("SRGB"), std::string::npos) << not_rgb.status();
-  ImageFrame image = LoadRgb("lenna.png");
+  ImageFrame image = LoadReferenceRgb("lenna.png");
   ASSERT_TRUE((*detector)->Process(image, 10).ok());
   EXPECT_FALSE((*detector)->Process(image, 10).ok());  // timestamps must increase
   EXPECT_TRUE((*detector)->Process(image, 11).ok());
+}
+
+TEST(FaceDetectorTest, SendChecksFramesAndRefusesAfterClose) {
+  auto detector = FaceDetector::Create({});
+  ASSERT_TRUE(detector.ok()) << detector.status();
+  auto gray = ImageFrame::Create(ImageFormat::GRAY8, 64, 64);
+  ASSERT_TRUE(gray.ok());
+  absl::Status s = (*detector)->Send(std::move(*gray), 0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("SRGB"), std::string::npos) << s;
+  ASSERT_TRUE((*detector)->Send(LoadReferenceRgb("lenna.png"), 5).ok());
+  s = (*detector)->Send(LoadReferenceRgb("lenna.png"), 5);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;  // timestamps must increase
+  ASSERT_TRUE((*detector)->Close().ok());
+  s = (*detector)->Send(LoadReferenceRgb("lenna.png"), 6);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  FaceDetectionResult r;
+  ASSERT_TRUE((*detector)->Next(&r));  // the frame sent before Close
+  EXPECT_EQ(r.timestamp_us, 5);
+  EXPECT_EQ(r.faces.size(), 1u);
+  EXPECT_FALSE((*detector)->Next(&r));
+  EXPECT_TRUE((*detector)->status().ok());
+}
+
+TEST(FaceDetectorTest, ThreadsKeepTheResultAndTracingTimesTheModel) {
+  ImageFrame image = LoadReferenceRgb("sergey.png");
+  auto plain = FaceDetector::Create({});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto expected = (*plain)->Process(image, 0);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_TRUE((*plain)->StageTimes().empty());  // tracing off
+  EXPECT_FALSE((*plain)->WriteTrace("/tmp/unused_trace.json").ok());
+
+  FaceDetectorOptions options;
+  options.inference_threads = 2;
+  options.enable_tracing = true;
+  auto traced = FaceDetector::Create(options);
+  ASSERT_TRUE(traced.ok()) << traced.status();
+  auto r = (*traced)->Process(image, 0);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->faces.size(), expected->faces.size());
+  ASSERT_EQ(r->faces.size(), 1u);
+  EXPECT_NEAR(r->faces[0].xmin, expected->faces[0].xmin, 1e-5f);
+  EXPECT_NEAR(r->faces[0].score, expected->faces[0].score, 1e-5f);
+  const std::vector<FaceStageTime> stages = (*traced)->StageTimes();
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].stage, "face model");
+  EXPECT_EQ(stages[0].invocations, 1);  // one inference node, one frame
+  EXPECT_EQ(stages[1].stage, "other graph nodes");
+  EXPECT_GT(stages[1].invocations, 1);
 }
 
 }  // namespace

@@ -4,10 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "calculators/tensor/inference_calculator.pb.h"
 #include "calculators/tensor/tensors_to_detections_calculator.pb.h"
 #include "calculators/util/thresholding_calculator.pb.h"
-#include "framework/tool/subgraph_expansion.h"
+#include "solutions/common/node_options.h"
 #include "util/status_macros.h"
 
 namespace sluice {
@@ -25,40 +24,7 @@ constexpr char kDetectionScoreNode[] =
     "facedetectionshortrangecpu__facedetectionshortrange__facedetection__"
     "TensorsToDetectionsCalculator";
 constexpr char kPresenceNode[] = "facelandmarkcpu__ThresholdingCalculator";
-
-absl::StatusOr<mediapipe::CalculatorGraphConfig::Node*> FindNode(
-    mediapipe::CalculatorGraphConfig* config, const std::string& name) {
-  for (int i = 0; i < config->node_size(); ++i) {
-    if (CanonicalNodeName(*config, i) == name) return config->mutable_node(i);
-  }
-  return absl::InternalError(absl::StrCat("face mesh graph has no node \"", name, "\""));
-}
-
-// Edits the options of type T of an expanded node. Options filled through
-// option_value live in node_options (an Any) and are edited there: an
-// `options` extension would take precedence and hide their other fields.
-template <typename T, typename Edit>
-absl::Status EditNodeOptions(mediapipe::CalculatorGraphConfig::Node* node, Edit edit) {
-  for (auto& any : *node->mutable_node_options()) {
-    if (!any.Is<T>()) continue;
-    T options;
-    if (!any.UnpackTo(&options)) {
-      return absl::InternalError(absl::StrCat("node \"", node->name(), "\": unreadable options"));
-    }
-    edit(&options);
-    any.PackFrom(options);
-    return absl::OkStatus();
-  }
-  edit(node->mutable_options()->MutableExtension(T::ext));
-  return absl::OkStatus();
-}
-
-template <typename T>
-const T* PayloadOrNull(const Packet& p) {
-  if (p.IsEmpty()) return nullptr;
-  absl::StatusOr<const T*> v = p.TryGet<T>();
-  return v.ok() ? *v : nullptr;
-}
+constexpr char kGraph[] = "face mesh";  // for FindNode's messages
 
 }  // namespace
 
@@ -82,24 +48,16 @@ absl::StatusOr<std::unique_ptr<FaceMesh>> FaceMesh::Create(const FaceMeshOptions
   // solution, so node names are MediaPipe's.
   ASSIGN_OR_RETURN(mediapipe::CalculatorGraphConfig config,
                    ExpandedSolutionGraph("FaceLandmarkFrontCpu"));
-  ASSIGN_OR_RETURN(auto* scores, FindNode(&config, kDetectionScoreNode));
+  ASSIGN_OR_RETURN(auto* scores, FindNode(&config, kDetectionScoreNode, kGraph));
   const float detection = options.min_detection_confidence;
   RETURN_IF_ERROR(EditNodeOptions<mediapipe::TensorsToDetectionsCalculatorOptions>(
       scores, [detection](auto* o) { o->set_min_score_thresh(detection); }));
-  ASSIGN_OR_RETURN(auto* presence, FindNode(&config, kPresenceNode));
+  ASSIGN_OR_RETURN(auto* presence, FindNode(&config, kPresenceNode, kGraph));
   const double tracking = options.min_tracking_confidence;
   RETURN_IF_ERROR(EditNodeOptions<mediapipe::ThresholdingCalculatorOptions>(
       presence, [tracking](auto* o) { o->set_threshold(tracking); }));
-  if (options.inference_threads > 0) {
-    const int threads = options.inference_threads;
-    for (auto& node : *config.mutable_node()) {
-      if (node.calculator() != "InferenceCalculatorCpu" && node.calculator() != "InferenceCalculator") {
-        continue;
-      }
-      RETURN_IF_ERROR(EditNodeOptions<mediapipe::InferenceCalculatorOptions>(
-          &node, [threads](auto* o) { o->mutable_delegate()->mutable_xnnpack()->set_num_threads(threads); }));
-    }
-  }
+  // In place: the inference nodes' model paths are in node_options.
+  RETURN_IF_ERROR(EditInferenceThreads(&config, options.inference_threads));
 
   CalculatorGraph::SidePackets side_packets;
   side_packets["num_faces"] = MakePacket<int>(options.max_num_faces);
@@ -123,20 +81,20 @@ FaceMeshResult FaceMesh::ToResult(FrameOutputs outputs) const {
   r.width = outputs.width;
   r.height = outputs.height;
   const std::vector<Packet>& p = outputs.packets;
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::NormalizedLandmarkList>>(p[kLandmarks])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::NormalizedLandmarkList>>(p[kLandmarks])) {
     r.faces.resize(v->size());
     for (size_t f = 0; f < v->size(); ++f) r.faces[f].landmarks = (*v)[f];
   }
   // One rect per face with landmarks, in the same order.
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromLandmarks])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromLandmarks])) {
     for (size_t f = 0; f < v->size() && f < r.faces.size(); ++f) {
       r.faces[f].rect_from_landmarks = (*v)[f];
     }
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::Detection>>(p[kDetections])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::Detection>>(p[kDetections])) {
     r.face_detections = *v;
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromDetections])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromDetections])) {
     r.rects_from_detections = *v;
   }
   return r;

@@ -1,6 +1,7 @@
 // FaceMesh on real photos. Expected landmarks come from Google's MediaPipe
 // (../shared/reference/cpu_inference/face_mesh_*.json: the official build,
-// TFLite on the CPU, on the same RGB pixels in ../shared/reference/inputs).
+// TFLite on the CPU, on the same RGB pixels in ../shared/reference/inputs),
+// or, where that build and Google's Python package disagree, from the latter.
 // The full comparison against Google's Python package is tests/face_mesh/.
 #include "solutions/face_mesh/face_mesh.h"
 
@@ -12,20 +13,18 @@
 #include <gtest/gtest.h>
 
 #include "formats/image_io.h"
+#include "solutions/common/reference_inputs.h"
 
 namespace sluice {
 namespace {
 
-std::string ReferenceInput(const std::string& name) {
-  const char* env = std::getenv("SLUICE_SHARED_DIR");
-  return std::string(env != nullptr && *env ? env : "../shared") + "/reference/inputs/" + name;
-}
-
-ImageFrame LoadRgb(const std::string& name) {
-  absl::StatusOr<ImageFrame> image = ReadImageFile(ReferenceInput(name));
-  EXPECT_TRUE(image.ok()) << image.status();
-  return image.ok() ? std::move(*image) : ImageFrame();
-}
+// Google's JS build (2022 WASM) vs its Python package differ by up to ~1% of
+// the image size on these crops; the tight comparison is tests/face_mesh/.
+constexpr float kJsTolerance = 0.012f;
+// Against Google's Python package (mediapipe 0.10.21, mp.solutions.face_mesh
+// with the models of ../shared/models), which tests/face_mesh/ shows we match
+// to well under 0.5 % of the image size.
+constexpr float kPythonTolerance = 0.005f;
 
 struct Point {
   int index;
@@ -37,13 +36,10 @@ struct Expected {
   int faces;
   // Of the first face: nose tip, eye corners, chin (and iris centres).
   std::vector<Point> points;
+  float tolerance = kJsTolerance;
 };
 
 class FaceMeshReferenceTest : public ::testing::TestWithParam<Expected> {};
-
-// Google's JS build (2022 WASM) vs its Python package differ by up to ~1% of
-// the image size on these crops; the tight comparison is tests/face_mesh/.
-constexpr float kTolerance = 0.012f;
 
 TEST_P(FaceMeshReferenceTest, MatchesGoogle) {
   const Expected& e = GetParam();
@@ -53,7 +49,7 @@ TEST_P(FaceMeshReferenceTest, MatchesGoogle) {
   options.refine_landmarks = e.refine;
   auto mesh = FaceMesh::Create(options);
   ASSERT_TRUE(mesh.ok()) << mesh.status();
-  ImageFrame image = LoadRgb(e.image);
+  ImageFrame image = LoadReferenceRgb(e.image);
   ASSERT_FALSE(image.IsEmpty());
   auto result = (*mesh)->Process(image, 0);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -66,8 +62,8 @@ TEST_P(FaceMeshReferenceTest, MatchesGoogle) {
     const auto& lm = result->faces[0].landmarks;
     ASSERT_EQ(lm.landmark_size(), e.refine ? kNumRefinedFaceMeshLandmarks : kNumFaceMeshLandmarks);
     for (const Point& p : e.points) {
-      EXPECT_NEAR(lm.landmark(p.index).x(), p.x, kTolerance) << "landmark " << p.index;
-      EXPECT_NEAR(lm.landmark(p.index).y(), p.y, kTolerance) << "landmark " << p.index;
+      EXPECT_NEAR(lm.landmark(p.index).x(), p.x, e.tolerance) << "landmark " << p.index;
+      EXPECT_NEAR(lm.landmark(p.index).y(), p.y, e.tolerance) << "landmark " << p.index;
     }
     EXPECT_GT(result->faces[0].rect_from_landmarks.width(), 0.0f);
   }
@@ -86,14 +82,20 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"rock_026fd791.png", false, 1, {{1, 0.5612f, 0.3611f}, {33, 0.4909f, 0.3320f}, {263, 0.6266f, 0.3350f}, {152, 0.5584f, 0.4513f}}},
         Expected{"rock_026fd791.png", true, 1, {{1, 0.5623f, 0.3593f}, {33, 0.4940f, 0.3305f}, {263, 0.6251f, 0.3330f}, {152, 0.5573f, 0.4504f}, {468, 0.5120f, 0.3299f}, {473, 0.6065f, 0.3333f}}},
         Expected{"four_06aa70cc.png", false, 0, {}},
-        Expected{"four_06aa70cc.png", true, 0, {}}
+        Expected{"four_06aa70cc.png", true, 0, {}},
+        // A small face at the top of a hand photo, detected at score 0.56
+        // (threshold 0.5). Google's JS build returns no face here; its Python
+        // package, which we follow, returns this one (values from
+        // tests/face_mesh/mediapipe_face_mesh_oracle.py --static --max-faces 2).
+        Expected{"none_00af1db1.png", false, 1, {{1, 0.4593f, 0.2387f}, {33, 0.4314f, 0.2196f}, {263, 0.5093f, 0.2198f}, {152, 0.4708f, 0.3008f}}, kPythonTolerance},
+        Expected{"none_00af1db1.png", true, 1, {{1, 0.4658f, 0.2462f}, {33, 0.4376f, 0.2182f}, {263, 0.5101f, 0.2193f}, {152, 0.4711f, 0.2986f}, {468, 0.4478f, 0.2182f}, {473, 0.4939f, 0.2204f}}, kPythonTolerance}
 ));
 
 // Tracking: the same photo as a "video". The first frame runs the detector;
 // later frames track the face from its landmarks (no detection), and land
 // where static mode puts them.
 TEST(FaceMeshTrackingTest, TracksWithoutDetectorAndStaysOnTheFace) {
-  ImageFrame image = LoadRgb("sergey.png");
+  ImageFrame image = LoadReferenceRgb("sergey.png");
   ASSERT_FALSE(image.IsEmpty());
   FaceMeshOptions options;
   auto mesh = FaceMesh::Create(options);
@@ -142,7 +144,7 @@ TEST(FaceMeshTest, TrackingThresholdOfOneRejectsEveryFace) {
   o.min_tracking_confidence = 1.0f;
   auto mesh = FaceMesh::Create(o);
   ASSERT_TRUE(mesh.ok()) << mesh.status();
-  auto result = (*mesh)->Process(LoadRgb("sergey.png"), 0);
+  auto result = (*mesh)->Process(LoadReferenceRgb("sergey.png"), 0);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->face_detections.size(), 1u);
   EXPECT_TRUE(result->faces.empty());

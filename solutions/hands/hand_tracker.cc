@@ -9,7 +9,7 @@
 #include "calculators/tensor/tensors_to_detections_calculator.pb.h"
 #include "calculators/util/thresholding_calculator.pb.h"
 #include "formats/classification.pb.h"
-#include "framework/tool/subgraph_expansion.h"
+#include "solutions/common/node_options.h"
 #include "util/status_macros.h"
 
 namespace sluice {
@@ -35,6 +35,7 @@ constexpr const char* kOutputStreams[kNumOutputs] = {
 // name as MediaPipe's Python solution does.
 constexpr char kPalmScoreNode[] = "palmdetectioncpu__TensorsToDetectionsCalculator";
 constexpr char kPresenceNode[] = "handlandmarkcpu__ThresholdingCalculator";
+constexpr char kGraph[] = "hand tracking";  // for FindNode's messages
 
 // Rewires the expanded HandLandmarkTrackingCpu for speculative palm
 // detection (HandTrackerOptions::speculative_palm_detection): palm detection
@@ -77,21 +78,6 @@ absl::Status MakePalmDetectionSpeculative(mediapipe::CalculatorGraphConfig* conf
   return absl::OkStatus();
 }
 
-absl::StatusOr<mediapipe::CalculatorGraphConfig::Node*> FindNode(
-    mediapipe::CalculatorGraphConfig* config, const std::string& name) {
-  for (int i = 0; i < config->node_size(); ++i) {
-    if (CanonicalNodeName(*config, i) == name) return config->mutable_node(i);
-  }
-  return absl::InternalError(absl::StrCat("hand tracking graph has no node \"", name, "\""));
-}
-
-template <typename T>
-const T* PayloadOrNull(const Packet& p) {
-  if (p.IsEmpty()) return nullptr;
-  absl::StatusOr<const T*> v = p.TryGet<T>();
-  return v.ok() ? *v : nullptr;
-}
-
 }  // namespace
 
 absl::Status ValidateHandTrackerOptions(const HandTrackerOptions& o) {
@@ -118,14 +104,14 @@ absl::StatusOr<std::unique_ptr<HandTracker>> HandTracker::Create(
   // as in MediaPipe's Python solution, so node names are MediaPipe's.
   ASSIGN_OR_RETURN(mediapipe::CalculatorGraphConfig config,
                    ExpandedSolutionGraph("HandLandmarkTrackingCpu"));
-  ASSIGN_OR_RETURN(auto* palm_scores, FindNode(&config, kPalmScoreNode));
-  palm_scores->mutable_options()
-      ->MutableExtension(mediapipe::TensorsToDetectionsCalculatorOptions::ext)
-      ->set_min_score_thresh(options.min_detection_confidence);
-  ASSIGN_OR_RETURN(auto* presence, FindNode(&config, kPresenceNode));
-  presence->mutable_options()
-      ->MutableExtension(mediapipe::ThresholdingCalculatorOptions::ext)
-      ->set_threshold(options.min_tracking_confidence);
+  ASSIGN_OR_RETURN(auto* palm_scores, FindNode(&config, kPalmScoreNode, kGraph));
+  const float detection = options.min_detection_confidence;
+  RETURN_IF_ERROR(EditNodeOptions<mediapipe::TensorsToDetectionsCalculatorOptions>(
+      palm_scores, [detection](auto* o) { o->set_min_score_thresh(detection); }));
+  ASSIGN_OR_RETURN(auto* presence, FindNode(&config, kPresenceNode, kGraph));
+  const double tracking = options.min_tracking_confidence;
+  RETURN_IF_ERROR(EditNodeOptions<mediapipe::ThresholdingCalculatorOptions>(
+      presence, [tracking](auto* o) { o->set_threshold(tracking); }));
   if (options.speculative_palm_detection && !options.static_image_mode) {
     RETURN_IF_ERROR(MakePalmDetectionSpeculative(&config));
   }
@@ -157,15 +143,15 @@ HandTrackingResult HandTracker::ToResult(FrameOutputs outputs) const {
   auto hands_at_least = [&r](size_t n) {
     if (r.hands.size() < n) r.hands.resize(n);
   };
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::NormalizedLandmarkList>>(p[kLandmarks])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::NormalizedLandmarkList>>(p[kLandmarks])) {
     hands_at_least(v->size());
     for (size_t h = 0; h < v->size(); ++h) r.hands[h].landmarks = (*v)[h];
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::LandmarkList>>(p[kWorldLandmarks])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::LandmarkList>>(p[kWorldLandmarks])) {
     hands_at_least(v->size());
     for (size_t h = 0; h < v->size(); ++h) r.hands[h].world_landmarks = (*v)[h];
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::ClassificationList>>(p[kHandedness])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::ClassificationList>>(p[kHandedness])) {
     hands_at_least(v->size());
     for (size_t h = 0; h < v->size(); ++h) {
       TrackedHand& hand = r.hands[h];
@@ -177,18 +163,18 @@ HandTrackingResult HandTracker::ToResult(FrameOutputs outputs) const {
       }
     }
   }
-  if (auto* v = PayloadOrNull<std::vector<float>>(p[kPresence])) {
+  if (auto* v = OutputPayload<std::vector<float>>(p[kPresence])) {
     hands_at_least(v->size());
     for (size_t h = 0; h < v->size(); ++h) r.hands[h].presence = (*v)[h];
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromLandmarks])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromLandmarks])) {
     hands_at_least(v->size());
     for (size_t h = 0; h < v->size(); ++h) r.hands[h].rect_from_landmarks = (*v)[h];
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::Detection>>(p[kPalmDetections])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::Detection>>(p[kPalmDetections])) {
     r.palm_detections = *v;
   }
-  if (auto* v = PayloadOrNull<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromPalms])) {
+  if (auto* v = OutputPayload<std::vector<mediapipe::NormalizedRect>>(p[kRectsFromPalms])) {
     r.rects_from_palm_detections = *v;
   }
   return r;

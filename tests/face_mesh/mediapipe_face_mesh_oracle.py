@@ -6,8 +6,8 @@ Same flags and the same JSON Lines as `sluice face-mesh --landmarks`:
       [--max-faces N] [--refine-landmarks] [--min-detection-confidence F]
       [--min-tracking-confidence F] [--models DIR] [--stats]
 PATH is an image, a folder of images (one frame per file, sorted by name) or a
-video; frames and timestamps as in tests/hands/mediapipe_hands_oracle.py, whose
-helpers this reuses. One object per frame:
+video; frames and timestamps as in tests/hands/mediapipe_hands_oracle.py (the frame loop
+is tests/oracle/mediapipe_solution_loop.py). One object per frame:
   {"frame", "timestamp_us", "width", "height",
    "faces": [{"landmarks": 468 or 478 x [x, y, z]}]}
 (normalized, faces in MediaPipe's order).
@@ -18,28 +18,21 @@ differ from the copies in ../shared/models).
 JSON, without import and model load) and fps.
 """
 import argparse
-import json
 import os
 import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hands"))
-import mediapipe_hands_oracle as common  # noqa: E402  (frames, read_image, use_models)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "oracle"))
+import mediapipe_solution_loop as loop  # noqa: E402  (common flags, the frame loop)
 
 
 def parse_args(argv):
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  p.add_argument("--input", required=True)
-  p.add_argument("--output", "--landmarks", dest="output", default="-",
-                 help="JSONL file ('-' = stdout)")
+  loop.add_common_args(p, "folder whose face .tflite files replace the wheel's")
   p.add_argument("--static", action="store_true")
   p.add_argument("--max-faces", type=int, default=1)
   p.add_argument("--refine-landmarks", action="store_true")
   p.add_argument("--min-detection-confidence", type=float, default=0.5)
   p.add_argument("--min-tracking-confidence", type=float, default=0.5)
-  p.add_argument("--models", default=None,
-                 help="folder whose face .tflite files replace the wheel's")
-  p.add_argument("--stats", action="store_true")
   a = p.parse_args(argv)
   for name in ("min_detection_confidence", "min_tracking_confidence"):
     if not 0.0 <= getattr(a, name) <= 1.0:
@@ -49,44 +42,22 @@ def parse_args(argv):
   return a
 
 
+def faces_of(result):
+  return [{"landmarks": [[l.x, l.y, l.z] for l in f.landmark]}
+          for f in (result.multi_face_landmarks or [])]
+
+
 def main(argv):
   a = parse_args(argv)
-  os.environ.setdefault("GLOG_minloglevel", "2")
-  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-  import cv2
-  import mediapipe as mp
-  tmp = None
-  if a.models:
-    import tempfile
-    tmp = tempfile.TemporaryDirectory(prefix="mp_models_")
-    common.MODEL_SUBDIRS = {
-        "face_detection": ("face_detection_short_range.tflite",),
-        "face_landmark": ("face_landmark.tflite", "face_landmark_with_attention.tflite")}
-    common.use_models(a.models, tmp.name)
-  out = sys.stdout if a.output == "-" else open(a.output, "w")
-  n = 0
-  with mp.solutions.face_mesh.FaceMesh(
-      static_image_mode=a.static, max_num_faces=a.max_faces,
-      refine_landmarks=a.refine_landmarks,
-      min_detection_confidence=a.min_detection_confidence,
-      min_tracking_confidence=a.min_tracking_confidence) as mesh:
-    start = time.perf_counter()
-    for ts, rgb in common.frames(cv2, a.input):
-      rgb.flags.writeable = False
-      result = mesh.process(rgb)
-      h, w = rgb.shape[:2]
-      faces = [{"landmarks": [[l.x, l.y, l.z] for l in f.landmark]}
-               for f in (result.multi_face_landmarks or [])]
-      out.write(json.dumps({"frame": n, "timestamp_us": ts, "width": w, "height": h,
-                            "faces": faces}) + "\n")
-      n += 1
-    wall = time.perf_counter() - start
-  if out is not sys.stdout:
-    out.close()
-  if a.stats:
-    print("oracle frames=%d wall_s=%.3f fps=%.2f" % (n, wall, n / wall if wall else 0),
-          file=sys.stderr)
-  return 0
+  return loop.run(
+      a, {"face_detection": ("face_detection_short_range.tflite",),
+          "face_landmark": ("face_landmark.tflite", "face_landmark_with_attention.tflite")},
+      lambda mp: mp.solutions.face_mesh.FaceMesh(
+          static_image_mode=a.static, max_num_faces=a.max_faces,
+          refine_landmarks=a.refine_landmarks,
+          min_detection_confidence=a.min_detection_confidence,
+          min_tracking_confidence=a.min_tracking_confidence),
+      lambda result: {"faces": faces_of(result)})
 
 
 if __name__ == "__main__":
