@@ -20,6 +20,8 @@ void AddFaceCommands(CLI::App& app);
 void AddFaceMeshCommands(CLI::App& app);
 // selfie (tools/selfie_command.cc).
 void AddSelfieCommands(CLI::App& app);
+// pose (tools/pose_command.cc).
+void AddPoseCommands(CLI::App& app);
 
 }  // namespace sluice::cli
 

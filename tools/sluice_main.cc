@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   sluice::cli::AddFaceCommands(app);
   sluice::cli::AddFaceMeshCommands(app);
   sluice::cli::AddSelfieCommands(app);
+  sluice::cli::AddPoseCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -47,20 +47,34 @@ absl::Status ConvertImageToTensor(const ImageFrame& image, const RotatedRect& ro
   const int height = dims[1];
   const int width = dims[2];
 
-  // Sample with the inverse (tensor -> image) map directly.
-  float m[6];
-  TensorToImagePixelTransform(roi, width, height, m);
-  const cv::Matx33d to_image(m[0], m[1], m[2], m[3], m[4], m[5], 0, 0, 1);
-  const int flags = (interpolation == Interpolation::kCubic ? cv::INTER_CUBIC : cv::INTER_LINEAR) |
-                    cv::WARP_INVERSE_MAP;
+  // The image -> tensor map is built the way MediaPipe's OpenCV converter
+  // builds it: the ROI's corners as OpenCV computes them in float (angle in
+  // degrees), solved against the tensor's corners in double, then inverted by
+  // warpPerspective itself. The warp samples at 1/32-pixel fixed-point
+  // positions, so a map that differs only by float rounding (as the direct
+  // tensor -> image map does) moves some samples to the neighbouring 1/32
+  // step: on large rotated crops (pose, most of it border) that changed a few
+  // pixels by up to 3 levels and the pose landmarks by up to 0.04% of the
+  // image (issue 9).
+  const float angle_degrees =
+      static_cast<float>(static_cast<double>(roi.rotation * 180.0f) / CV_PI);
+  const cv::RotatedRect rotated(cv::Point2f(roi.center_x, roi.center_y),
+                                cv::Size2f(roi.width, roi.height), angle_degrees);
+  // Bottom-left, top-left, top-right, bottom-right: OpenCV's corner order.
+  cv::Point2f roi_corners[4];
+  rotated.points(roi_corners);
+  const float w = static_cast<float>(width), h = static_cast<float>(height);
+  const cv::Point2f tensor_corners[4] = {{0.0f, h}, {0.0f, 0.0f}, {w, 0.0f}, {w, h}};
+  const int flags = interpolation == Interpolation::kCubic ? cv::INTER_CUBIC : cv::INTER_LINEAR;
   const int cv_border = border == BorderMode::kZero ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE;
 
   cv::Mat warped;
   try {
     // The warp runs on the 8-bit pixels (so results are quantized to 8 bits
     // like MediaPipe's), then the value mapping converts to the tensor type.
-    cv::warpPerspective(MatView(image), warped, to_image, cv::Size(width, height), flags, cv_border,
-                        cv::Scalar::all(0));
+    const cv::Mat to_tensor = cv::getPerspectiveTransform(roi_corners, tensor_corners);
+    cv::warpPerspective(MatView(image), warped, to_tensor, cv::Size(width, height), flags,
+                        cv_border, cv::Scalar::all(0));
     if (warped.channels() == 4) cv::cvtColor(warped, warped, cv::COLOR_RGBA2RGB);
     const ValueTransform t = ByteToRange(range_min, range_max);
     Tensor::CpuWriteView view = tensor->GetCpuWriteView();

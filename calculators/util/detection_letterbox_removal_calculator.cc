@@ -55,8 +55,9 @@ class DetectionLetterboxRemovalCalculator : public CalculatorBase {
     }
     const auto& pad = cc->Inputs().Tag(kPaddingTag).Get<std::array<float, 4>>();
     const float left = pad[0], top = pad[1];
-    const float sx = 1.0f - pad[0] - pad[2];
-    const float sy = 1.0f - pad[1] - pad[3];
+    // 1 - (left + right), not 1 - left - right: MediaPipe's rounding.
+    const float sx = 1.0f - (pad[0] + pad[2]);
+    const float sy = 1.0f - (pad[1] + pad[3]);
     auto out = std::make_unique<std::vector<Detection>>();
     for (const Detection& in : cc->Inputs().Tag(kDetectionsTag).Get<std::vector<Detection>>()) {
       Detection d = in;

@@ -47,6 +47,20 @@ TEST(DetectionLetterboxRemovalCalculatorTest, UndoesPadding) {
   EXPECT_FLOAT_EQ(out[0].score(0), 0.9f);
 }
 
+// The scale is 1 - (left + right) in float, as MediaPipe rounds it (0.6f
+// here, where 1 - left - right gives 0.59999996f).
+TEST(DetectionLetterboxRemovalCalculatorTest, RoundsTheScaleLikeMediaPipe) {
+  const std::array<float, 4> pad = {0.1f, 0.3f, 0.3f, 0.1f};  // l, t, r, b
+  const Detections in = {MakeDetection(0.9f, 1, 0.1f, 0.3f, 0.3f, 0.3f, {{0.5f, 0.5f}})};
+  auto run = RunGraph(kGraph, {{"dets", At(in, 10)}, {"pad", At(pad, 10)}}, {"out"});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  const auto& loc = run.outputs[0][0].Get<Detections>().at(0).location_data();
+  EXPECT_EQ(loc.relative_bounding_box().width(), 0.5f);  // not 0.50000006f
+  EXPECT_EQ(loc.relative_bounding_box().height(), 0.5f);
+  EXPECT_EQ(loc.relative_keypoints(0).x(), 0.6666666f);  // not 0.66666675f
+  EXPECT_EQ(loc.relative_keypoints(0).y(), 0.3333333f);  // not 0.33333334f
+}
+
 TEST(DetectionLetterboxRemovalCalculatorTest, ZeroPaddingIsIdentity) {
   const std::array<float, 4> pad = {0, 0, 0, 0};
   const Detections in = {MakeDetection(0.5f, 0, 0.25f, 0.125f, 0.5f, 0.25f)};

@@ -54,8 +54,11 @@ class LandmarkLetterboxRemovalCalculator : public CalculatorBase {
     if (cc->Inputs().Tag(kPaddingTag).IsEmpty()) return absl::OkStatus();
     const auto& pad = cc->Inputs().Tag(kPaddingTag).Get<std::array<float, 4>>();
     const float left = pad[0], top = pad[1];
-    const float sx = 1.0f - pad[0] - pad[2];
-    const float sy = 1.0f - pad[1] - pad[3];
+    // 1 - (left + right), not 1 - left - right: MediaPipe's rounding. The
+    // 1-ulp difference, fed back through the tracked crop, made pose tracking
+    // drift away from MediaPipe's (issue 9).
+    const float sx = 1.0f - (pad[0] + pad[2]);
+    const float sy = 1.0f - (pad[1] + pad[3]);
     for (int i = 0; i < cc->Inputs().NumEntries(kLandmarksTag); ++i) {
       const InputStreamShard& in = cc->Inputs().Get(kLandmarksTag, i);
       if (in.IsEmpty()) continue;

@@ -52,5 +52,28 @@ TEST(LandmarkLetterboxRemovalCalculatorTest, UndoesPaddingOnEveryList) {
   EXPECT_NEAR(b.landmark(0).z(), -1.0f, 1e-6);
 }
 
+// The scale is 1 - (left + right) in float, as MediaPipe rounds it: with
+// left 0.1 and right 0.3 that is 0.6f, where 1 - left - right is 0.59999996f.
+// Pose tracking feeds these landmarks back into the next crop, so one ulp
+// here grew into visible drift from MediaPipe's output (issue 9).
+TEST(LandmarkLetterboxRemovalCalculatorTest, RoundsTheScaleLikeMediaPipe) {
+  auto run = RunGraph(R"(
+      input_stream: "a" input_stream: "pad" output_stream: "out"
+      node {
+        calculator: "LandmarkLetterboxRemovalCalculator"
+        input_stream: "LANDMARKS:a" input_stream: "LETTERBOX_PADDING:pad"
+        output_stream: "LANDMARKS:out"
+      })",
+                      {{"a", At(List({{0.5f, 0.5f, 0.08f}}), 1)},
+                       {"pad", At(std::array<float, 4>{0.1f, 0.3f, 0.3f, 0.1f}, 1)}},
+                      {"out"});
+  ASSERT_TRUE(run.status.ok()) << run.status;
+  const auto& lm = run.outputs[0][0].Get<NormalizedLandmarkList>().landmark(0);
+  // Exact floats: 0.4f / 0.6f and 0.2f / 0.6f (not 0.66666675f, 0.33333334f).
+  EXPECT_EQ(lm.x(), 0.6666666f);
+  EXPECT_EQ(lm.y(), 0.3333333f);
+  EXPECT_EQ(lm.z(), 0.13333333f);
+}
+
 }  // namespace
 }  // namespace sluice
