@@ -60,13 +60,16 @@ std::string FindFile(const std::string& path, bool model_dirs, std::vector<std::
     // so an installed or built CLI finds them from any working directory.
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec && exe.has_parent_path()) {
-      dirs.push_back((exe.parent_path().parent_path().parent_path() / "models").string());
-    }
+    const fs::path checkout =
+        !ec && exe.has_parent_path() ? exe.parent_path().parent_path().parent_path() : fs::path();
+    if (!checkout.empty()) dirs.push_back((checkout / "models").string());
     if (const char* shared = std::getenv("SLUICE_SHARED_DIR"); shared != nullptr && *shared) {
       dirs.push_back((fs::path(shared) / "models").string());
     }
     dirs.push_back("../shared/models");
+    // The shared folder beside the checkout (a development layout), found from
+    // any working directory.
+    if (!checkout.empty()) dirs.push_back((checkout.parent_path() / "shared" / "models").string());
     for (const std::string& dir : dirs) {
       std::string candidate = (fs::path(dir) / file).string();
       tried->push_back(candidate);

@@ -9,7 +9,8 @@
 //   3. for models (.tflite, or ResolveModelPath), its file name inside
 //      $SLUICE_MODELS_DIR, ./models, the models/ folder two levels above the
 //      executable's folder (a checkout's, for build/tools/sluice),
-//      $SLUICE_SHARED_DIR/models and ../shared/models;
+//      $SLUICE_SHARED_DIR/models, ../shared/models and the shared/models
+//      folder beside that checkout;
 //   4. among the resources embedded in the binary (RegisterEmbeddedResource).
 // Files win over embedded copies, so a resource can be overridden on disk.
 #ifndef SLUICE_UTIL_RESOURCE_UTIL_H_

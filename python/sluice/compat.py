@@ -5,7 +5,7 @@
   mp.solutions.drawing_utils.draw_landmarks(image, hand, mp.solutions.hands.HAND_CONNECTIONS)
 
 mp.solutions has MediaPipe's hands, face_detection, face_mesh (with
-face_mesh_connections), selfie_segmentation, drawing_utils and drawing_styles.
+face_mesh_connections), pose (with pose_connections), selfie_segmentation, drawing_utils and drawing_styles.
 
 Framework names (mp.CalculatorGraph, mp.packet_creator, mp.Image, ...) are the
 same objects as in `sluice`.

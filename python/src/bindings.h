@@ -13,6 +13,7 @@ void InitHands(pybind11::module_& m);   // HandTracker (solutions.hands)
 void InitFaceDetection(pybind11::module_& m);       // FaceDetector
 void InitFaceMesh(pybind11::module_& m);            // FaceMesh, face_mesh_connections()
 void InitSelfieSegmentation(pybind11::module_& m);  // SelfieSegmenter
+void InitPose(pybind11::module_& m);                // PoseTracker, pose_connections()
 // Image creators/getters live beside the image classes.
 void InitImagePackets(pybind11::module_& creator, pybind11::module_& getter);
 

@@ -5,96 +5,35 @@
 #include <memory>
 #include <string>
 
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include "absl/types/span.h"
 #include "bindings.h"
-#include "image_util.h"
 #include "render/face_mesh_connections.h"
-#include "solution_util.h"
+#include "solution_binding.h"
 #include "solutions/face_mesh/face_mesh.h"
-#include "status_util.h"
 
 namespace py = pybind11;
 
 namespace sluice::python {
 namespace {
 
-class PyFaceMesh {
- public:
-  explicit PyFaceMesh(const FaceMeshOptions& options) {
-    RaiseIfError(ValidateFaceMeshOptions(options));
-    absl::StatusOr<std::unique_ptr<FaceMesh>> mesh;
-    {
-      py::gil_scoped_release release;  // loads the models
-      mesh = FaceMesh::Create(options);
-    }
-    mesh_ = ValueOrRaise(std::move(mesh));
-  }
-  ~PyFaceMesh() { Close(); }
-
-  void Close() {
-    py::gil_scoped_release release;
-    mesh_.reset();
-  }
-
+struct FaceMeshTraits {
+  using Solution = FaceMesh;
+  using Options = FaceMeshOptions;
+  using Result = FaceMeshResult;
+  static constexpr char kName[] = "FaceMesh";
+  static absl::Status Validate(const Options& o) { return ValidateFaceMeshOptions(o); }
   // [serialized mediapipe.NormalizedLandmarkList], one per face.
-  py::list Process(const py::array& image, int64_t timestamp_us) {
-    CheckOpen();
-    RgbFrameView view("FaceMesh.process", image);
-    absl::StatusOr<FaceMeshResult> result;
-    {
-      py::gil_scoped_release release;
-      result = mesh_->Process(view.frame(), timestamp_us);
-    }
-    return ToPython(ValueOrRaise(std::move(result)));
-  }
-
-  // Pipelined use: Send() a copy of the frame (blocks while max_in_flight
-  // frames are in the graph), Next() the oldest frame's result.
-  void Send(const py::array& image, int64_t timestamp_us) {
-    CheckOpen();
-    CheckRgbImage("FaceMesh.process_stream", image);
-    ImageFrame frame = FrameFromArray(image, ImageFormat::SRGB);
-    absl::Status s;
-    {
-      py::gil_scoped_release release;
-      s = mesh_->Send(std::move(frame), timestamp_us);
-    }
-    RaiseIfError(s);
-  }
-
-  py::list Next() {
-    CheckOpen();
-    FaceMeshResult r;
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = mesh_->Next(&r);
-    }
-    if (!ok) {
-      absl::Status s = mesh_->status();
-      RaiseIfError(s.ok() ? absl::InternalError("face mesh graph stopped") : s);
-    }
-    return ToPython(std::move(r));
-  }
-
- private:
-  void CheckOpen() const {
-    if (mesh_ == nullptr) throw std::runtime_error("FaceMesh: the graph is closed");
-  }
-
-  static py::list ToPython(const FaceMeshResult& r) {
+  static py::object ToPython(Result r) {
     py::list out;
     for (const MeshFace& face : r.faces) {
       out.append(py::bytes(face.landmarks.SerializeAsString()));
     }
-    return out;
+    return std::move(out);
   }
-
-  std::unique_ptr<FaceMesh> mesh_;
 };
+using PyFaceMesh = PySolution<FaceMeshTraits>;
 
 py::list Pairs(absl::Span<const Connection> connections) {
   py::list out;
@@ -105,26 +44,23 @@ py::list Pairs(absl::Span<const Connection> connections) {
 }  // namespace
 
 void InitFaceMesh(py::module_& m) {
-  py::class_<PyFaceMesh>(m, "FaceMesh", "solutions/face_mesh FaceMesh (internal).")
-      .def(py::init([](bool static_image_mode, int max_num_faces, bool refine_landmarks,
-                       float min_detection_confidence, float min_tracking_confidence,
-                       const std::string& device) {
-             FaceMeshOptions o;
-             o.static_image_mode = static_image_mode;
-             o.max_num_faces = max_num_faces;
-             o.refine_landmarks = refine_landmarks;
-             o.min_detection_confidence = min_detection_confidence;
-             o.min_tracking_confidence = min_tracking_confidence;
-             o.device = device;
-             return std::make_unique<PyFaceMesh>(o);
-           }),
-           py::arg("static_image_mode"), py::arg("max_num_faces"), py::arg("refine_landmarks"),
-           py::arg("min_detection_confidence"), py::arg("min_tracking_confidence"),
-           py::arg("device"))
-      .def("process", &PyFaceMesh::Process, py::arg("image"), py::arg("timestamp_us"))
-      .def("send", &PyFaceMesh::Send, py::arg("image"), py::arg("timestamp_us"))
-      .def("next", &PyFaceMesh::Next)
-      .def("close", &PyFaceMesh::Close);
+  py::class_<PyFaceMesh> cls(m, "FaceMesh", "solutions/face_mesh FaceMesh (internal).");
+  cls.def(py::init([](bool static_image_mode, int max_num_faces, bool refine_landmarks,
+                      float min_detection_confidence, float min_tracking_confidence,
+                      const std::string& device) {
+            FaceMeshOptions o;
+            o.static_image_mode = static_image_mode;
+            o.max_num_faces = max_num_faces;
+            o.refine_landmarks = refine_landmarks;
+            o.min_detection_confidence = min_detection_confidence;
+            o.min_tracking_confidence = min_tracking_confidence;
+            o.device = device;
+            return std::make_unique<PyFaceMesh>(o);
+          }),
+          py::arg("static_image_mode"), py::arg("max_num_faces"), py::arg("refine_landmarks"),
+          py::arg("min_detection_confidence"), py::arg("min_tracking_confidence"),
+          py::arg("device"));
+  PyFaceMesh::DefineMethods(cls);
 
   m.def(
       "face_mesh_connections",

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_sluice, m) {
   sluice::python::InitFaceDetection(m);
   sluice::python::InitFaceMesh(m);
   sluice::python::InitSelfieSegmentation(m);
+  sluice::python::InitPose(m);
 }

@@ -143,6 +143,16 @@ def test_min_detection_confidence_is_applied(reference_images):
     assert fd.process(image).detections is None
 
 
+@pytest.mark.parametrize("model", [0, 1])
+def test_default_threshold_is_the_models_as_in_google(reference_images, model):
+  # No min_detection_confidence: the model's own threshold (0.5 / 0.6), the
+  # one Google's 0.10.21 applies, so default calls give Google's output.
+  with mp_face.FaceDetection(model_selection=model) as a, mp_face.FaceDetection(
+      model_selection=model, min_detection_confidence=GOOGLE_THRESHOLD[model]) as b:
+    for name, image in reference_images.items():
+      assert a.process(image) == b.process(image), name
+
+
 def test_positional_arguments_are_googles_order(reference_images):
   # FaceDetection(min_detection_confidence, model_selection), as in mediapipe.
   with mp_face.FaceDetection(0.6, 1) as a, mp_face.FaceDetection(

@@ -6,7 +6,10 @@ from sluice.solutions import face_mesh
 from sluice.solutions import face_mesh_connections
 from sluice.solutions import hands
 from sluice.solutions import hands_connections
+from sluice.solutions import pose
+from sluice.solutions import pose_connections
 from sluice.solutions import selfie_segmentation
 
 __all__ = ["drawing_styles", "drawing_utils", "face_detection", "face_mesh",
-           "face_mesh_connections", "hands", "hands_connections", "selfie_segmentation"]
+           "face_mesh_connections", "hands", "hands_connections", "pose", "pose_connections",
+           "selfie_segmentation"]

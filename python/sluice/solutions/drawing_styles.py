@@ -1,4 +1,4 @@
-"""Default drawing styles for hands and face meshes (MediaPipe's drawing_styles;
+"""Default drawing styles for hands, face meshes and poses (MediaPipe's drawing_styles;
 colours are BGR)."""
 from typing import Mapping, Tuple
 
@@ -89,4 +89,24 @@ def get_default_face_mesh_iris_connections_style() -> Mapping[Tuple[int, int], D
            for c in fmc.FACEMESH_LEFT_IRIS}
   for c in fmc.FACEMESH_RIGHT_IRIS:
     style[c] = DrawingSpec(color=_RED, thickness=_THICKNESS_CONTOURS)
+  return style
+
+
+_THICKNESS_POSE_LANDMARKS = 2
+# The person's left / right side landmarks of the pose (PoseLandmark indices):
+# eye corners and eye, ear, mouth corner, shoulder, elbow, wrist, pinky,
+# index, thumb, hip, knee, ankle, heel, foot index.
+_POSE_LEFT = (1, 2, 3, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
+_POSE_RIGHT = (4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32)
+_POSE_LEFT_COLOR = (0, 138, 255)   # orange (BGR)
+_POSE_RIGHT_COLOR = (231, 217, 0)  # cyan (BGR)
+
+
+def get_default_pose_landmarks_style() -> Mapping[int, DrawingSpec]:
+  """2 px landmarks: the person's left side orange, right side cyan, nose white."""
+  style = {i: DrawingSpec(color=_POSE_LEFT_COLOR, thickness=_THICKNESS_POSE_LANDMARKS)
+           for i in _POSE_LEFT}
+  for i in _POSE_RIGHT:
+    style[i] = DrawingSpec(color=_POSE_RIGHT_COLOR, thickness=_THICKNESS_POSE_LANDMARKS)
+  style[0] = DrawingSpec(color=_WHITE, thickness=_THICKNESS_POSE_LANDMARKS)
   return style

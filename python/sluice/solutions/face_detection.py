@@ -1,6 +1,6 @@
 """Face detection with MediaPipe's legacy `mp.solutions.face_detection` API.
 
-  with FaceDetection(model_selection=0, min_detection_confidence=0.5) as fd:
+  with FaceDetection(model_selection=0) as fd:
     results = fd.process(rgb)      # numpy uint8 array, H x W x 3, RGB
     for detection in results.detections or []:   # mediapipe.Detection messages
       box = detection.location_data.relative_bounding_box   # xmin, ymin, width, height
@@ -56,12 +56,12 @@ class FaceDetection(util.SolutionBase):
   _NAME = "FaceDetection"
 
   # Google's argument order (min_detection_confidence first), for positional calls.
-  def __init__(self, min_detection_confidence=0.5, model_selection=0, device="auto"):
+  def __init__(self, min_detection_confidence=None, model_selection=0, device="auto"):
     """Args:
-      min_detection_confidence: detection score threshold, in [0, 1]. Note:
-        Google's mediapipe 0.10.21 does not apply this argument (it uses the
-        models' own 0.5 short range, 0.6 full range); Sluice applies it, so
-        pass 0.6 with model_selection=1 for Google's output.
+      min_detection_confidence: detection score threshold, in [0, 1]; None
+        (the default): the model's own, 0.5 short range and 0.6 full range,
+        which is what Google's mediapipe 0.10.21 applies whatever this
+        argument says. A value given here is applied (Sluice only).
       model_selection: 0 short-range model (faces within ~2 m of the camera),
         1 full-range model (within ~5 m).
       device: "auto" (the best available), "cpu" or "cuda".
@@ -70,9 +70,11 @@ class FaceDetection(util.SolutionBase):
     """
     util.check_device(self._NAME, device)
     util.check_choice(self._NAME, "model_selection", model_selection, (0, 1))
-    util.check_unit_interval(self._NAME, "min_detection_confidence", min_detection_confidence)
+    if min_detection_confidence is not None:
+      util.check_unit_interval(self._NAME, "min_detection_confidence", min_detection_confidence)
+      min_detection_confidence = float(min_detection_confidence)
     self._options = dict(model_selection=int(model_selection),
-                         min_detection_confidence=float(min_detection_confidence),
+                         min_detection_confidence=min_detection_confidence,
                          device=device)
     super().__init__()
 
