@@ -1,5 +1,7 @@
 #include "formats/tensor.h"
 
+#include <cstring>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -67,6 +69,110 @@ TEST(TensorTest, ConcurrentReadersAndAWriterDoNotRace) {
   }
   writer.join();
   for (auto& th : readers) th.join();
+}
+
+// A host stand-in for the GPU layer's TensorGpuStorage: counts transfers.
+class HostGpuStorage : public TensorGpuStorage {
+ public:
+  explicit HostGpuStorage(size_t bytes) : bytes_(bytes, 0) {}
+  absl::Status DownloadTo(void* dst, size_t bytes) override {
+    if (bytes != bytes_.size()) return absl::InvalidArgumentError("size");
+    if (fail_downloads) return absl::InternalError("device lost");
+    std::memcpy(dst, bytes_.data(), bytes);
+    ++downloads;
+    return absl::OkStatus();
+  }
+  absl::Status UploadFrom(const void* src, size_t bytes) override {
+    if (bytes != bytes_.size()) return absl::InvalidArgumentError("size");
+    std::memcpy(bytes_.data(), src, bytes);
+    ++uploads;
+    return absl::OkStatus();
+  }
+  float* floats() { return reinterpret_cast<float*>(bytes_.data()); }
+  int uploads = 0, downloads = 0;
+  bool fail_downloads = false;
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+Tensor::GpuStorageFactory FactoryFor(std::shared_ptr<HostGpuStorage>* made) {
+  return [made](size_t bytes) -> absl::StatusOr<std::shared_ptr<TensorGpuStorage>> {
+    *made = std::make_shared<HostGpuStorage>(bytes);
+    return std::shared_ptr<TensorGpuStorage>(*made);
+  };
+}
+
+TEST(TensorGpuSideTest, GpuReadUploadsOnceAndBothSidesStayValid) {
+  Tensor t(Tensor::ElementType::kFloat32, {2, 2});
+  t.GetCpuWriteView().buffer<float>()[3] = 7.f;
+  std::shared_ptr<HostGpuStorage> gpu;
+  auto a = t.GpuStorageForRead(FactoryFor(&gpu));
+  ASSERT_TRUE(a.ok()) << a.status();
+  auto b = t.GpuStorageForRead(FactoryFor(&gpu));
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_EQ(gpu->uploads, 1);
+  EXPECT_EQ(gpu->floats()[3], 7.f);
+  EXPECT_TRUE(t.ready_on_cpu());
+  EXPECT_TRUE(t.ready_on_gpu());
+  EXPECT_EQ(t.GetCpuReadView().buffer<float>()[3], 7.f);
+  EXPECT_EQ(gpu->downloads, 0);
+}
+
+TEST(TensorGpuSideTest, GpuResidentTensorDownloadsOnceOnCpuRead) {
+  auto gpu = std::make_shared<HostGpuStorage>(4 * sizeof(float));
+  gpu->floats()[1] = 3.5f;
+  Tensor t(Tensor::ElementType::kFloat32, {4}, gpu);
+  EXPECT_TRUE(t.ready_on_gpu());
+  EXPECT_FALSE(t.ready_on_cpu());
+  EXPECT_EQ(t.GpuStorage(), gpu);
+  EXPECT_EQ(t.GetCpuReadView().buffer<float>()[1], 3.5f);
+  EXPECT_EQ(t.GetCpuReadView().buffer<float>()[1], 3.5f);
+  EXPECT_EQ(gpu->downloads, 1);
+  EXPECT_TRUE(t.ready_on_cpu());
+  EXPECT_TRUE(t.ready_on_gpu());
+}
+
+TEST(TensorGpuSideTest, WritesInvalidateTheOtherSide) {
+  auto gpu = std::make_shared<HostGpuStorage>(4 * sizeof(float));
+  Tensor t(Tensor::ElementType::kFloat32, {4}, gpu);
+  t.GetCpuWriteView().buffer<float>()[0] = 1.f;  // no download first
+  EXPECT_EQ(gpu->downloads, 0);
+  EXPECT_FALSE(t.ready_on_gpu());
+  std::shared_ptr<HostGpuStorage> unused;
+  ASSERT_TRUE(t.GpuStorageForRead(FactoryFor(&unused)).ok());
+  EXPECT_EQ(unused, nullptr);  // the existing storage is reused
+  EXPECT_EQ(gpu->uploads, 1);
+  EXPECT_EQ(gpu->floats()[0], 1.f);
+  ASSERT_TRUE(t.GpuStorageForWrite(FactoryFor(&unused)).ok());
+  EXPECT_FALSE(t.ready_on_cpu());
+  gpu->floats()[0] = 2.f;  // "the kernel"
+  EXPECT_EQ(t.GetCpuReadView().buffer<float>()[0], 2.f);
+  EXPECT_EQ(gpu->downloads, 1);
+}
+
+TEST(TensorGpuSideTest, FailedDownloadGivesANullViewAndTheError) {
+  auto gpu = std::make_shared<HostGpuStorage>(sizeof(float));
+  gpu->fail_downloads = true;
+  Tensor t(Tensor::ElementType::kFloat32, {1}, gpu);
+  EXPECT_EQ(t.GetCpuReadView().buffer<float>(), nullptr);
+  absl::Status s = t.SyncToCpu();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("device lost"), absl::string_view::npos);
+  EXPECT_FALSE(t.ready_on_cpu());
+}
+
+TEST(TensorGpuSideTest, MoveKeepsTheGpuSide) {
+  auto gpu = std::make_shared<HostGpuStorage>(sizeof(float));
+  Tensor a(Tensor::ElementType::kFloat32, {1}, gpu);
+  Tensor b(std::move(a));
+  EXPECT_EQ(b.GpuStorage(), gpu);
+  EXPECT_TRUE(b.ready_on_gpu());
+  Tensor c(Tensor::ElementType::kFloat32, {1});
+  c = std::move(b);
+  EXPECT_EQ(c.GpuStorage(), gpu);
+  EXPECT_FALSE(c.ready_on_cpu());
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ size_t AlignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 GpuBuffer::GpuBuffer(std::shared_ptr<GpuResources> gpu, ImageFormat::Format format, int width,
                      int height, int channels, int byte_depth, size_t pitch)
-    : gpu_(std::move(gpu)),
+    : DeviceBlock(std::move(gpu), "GpuBuffer"),
       format_(format),
       width_(width),
       height_(height),
@@ -38,12 +38,7 @@ absl::StatusOr<std::shared_ptr<GpuBuffer>> GpuBuffer::Create(std::shared_ptr<Gpu
   const size_t pitch = AlignUp(static_cast<size_t>(width) * *channels * *depth, kPitchAlignment);
   std::shared_ptr<GpuBuffer> buffer(
       new GpuBuffer(gpu, format, width, height, *channels, *depth, pitch));
-  absl::StatusOr<void*> mem = gpu->AcquireDeviceMemory(pitch * height, stream);
-  if (!mem.ok()) return mem.status();
-  buffer->data_ = *mem;
-  absl::StatusOr<cudaEvent_t> ready = gpu->AcquireEvent();
-  if (!ready.ok()) return ready.status();  // The destructor returns the memory.
-  buffer->ready_ = *ready;
+  if (absl::Status s = buffer->Allocate(pitch * height, stream); !s.ok()) return s;
   return buffer;
 }
 
@@ -61,103 +56,10 @@ absl::StatusOr<std::shared_ptr<GpuBuffer>> GpuBuffer::Upload(std::shared_ptr<Gpu
   if (!staging.ok()) return staging.status();
   uint8_t* host = static_cast<uint8_t*>(*staging);
   for (int y = 0; y < b.height_; ++y) std::memcpy(host + y * row, frame.Row(y), row);
-  absl::Status s = CudaStatus(cudaMemcpy2DAsync(b.data_, b.pitch_, host, row, row, b.height_,
-                                                cudaMemcpyHostToDevice, stream),
-                              "GpuBuffer::Upload: cudaMemcpy2DAsync");
-  // The staging block goes back with an event marking the end of the copy,
-  // so the next user waits for it rather than overwriting in-flight data.
-  cudaEvent_t copied = nullptr;
-  if (s.ok()) {
-    absl::StatusOr<cudaEvent_t> e = gpu->AcquireEvent();
-    if (e.ok()) {
-      copied = *e;
-      s = CudaStatus(cudaEventRecord(copied, stream), "GpuBuffer::Upload: cudaEventRecord");
-    } else {
-      s = e.status();
-    }
-  }
-  if (!s.ok()) {
-    // Nothing reliable to wait on: keep the block out of the pool's hands
-    // until the stream has drained.
-    cudaStreamSynchronize(stream);
-    gpu->ReleaseEvent(copied);
-    gpu->ReleasePinnedMemory(host, bytes, nullptr);
+  if (absl::Status s = b.UploadFromPinned(host, row, b.pitch_, b.height_, stream); !s.ok()) {
     return s;
   }
-  gpu->ReleasePinnedMemory(host, bytes, copied);
-  if (absl::Status r = b.MarkReady(stream); !r.ok()) return r;
-  gpu->CountUpload(static_cast<int64_t>(bytes));
   return buffer;
-}
-
-GpuBuffer::~GpuBuffer() {
-  std::vector<cudaEvent_t> last_uses;
-  if (ready_ != nullptr) {
-    if (ready_recorded_) {
-      last_uses.push_back(ready_);
-    } else {
-      gpu_->ReleaseEvent(ready_);
-    }
-  }
-  for (auto& r : reads_) last_uses.push_back(r.second);
-  if (data_ != nullptr) {
-    gpu_->ReleaseDeviceMemory(data_, pitch_ * height_, std::move(last_uses));
-  } else {
-    for (cudaEvent_t e : last_uses) gpu_->ReleaseEvent(e);
-  }
-}
-
-absl::Status GpuBuffer::MarkReady(cudaStream_t stream) {
-  std::lock_guard<std::mutex> l(mu_);
-  absl::Status s = CudaStatus(cudaEventRecord(ready_, stream), "GpuBuffer: cudaEventRecord");
-  if (s.ok()) ready_recorded_ = true;
-  return s;
-}
-
-absl::Status GpuBuffer::WaitReady(cudaStream_t stream) const {
-  std::lock_guard<std::mutex> l(mu_);
-  if (!ready_recorded_) return absl::OkStatus();
-  return CudaStatus(cudaStreamWaitEvent(stream, ready_, 0), "GpuBuffer: cudaStreamWaitEvent");
-}
-
-absl::Status GpuBuffer::MarkRead(cudaStream_t stream) {
-  std::lock_guard<std::mutex> l(mu_);
-  for (auto& r : reads_) {
-    if (r.first == stream) {
-      return CudaStatus(cudaEventRecord(r.second, stream), "GpuBuffer: cudaEventRecord");
-    }
-  }
-  absl::StatusOr<cudaEvent_t> e = gpu_->AcquireEvent();
-  if (!e.ok()) return e.status();
-  absl::Status s = CudaStatus(cudaEventRecord(*e, stream), "GpuBuffer: cudaEventRecord");
-  if (!s.ok()) {
-    gpu_->ReleaseEvent(*e);
-    return s;
-  }
-  reads_.emplace_back(stream, *e);
-  return absl::OkStatus();
-}
-
-absl::Status GpuBuffer::CopyToPinned(uint8_t* staging, cudaStream_t stream) {
-  if (absl::Status s = gpu_->Activate(); !s.ok()) return s;
-  if (absl::Status s = WaitReady(stream); !s.ok()) return s;
-  const size_t row = row_bytes();
-  SLUICE_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy2DAsync(staging, row, data_, pitch_, row, height_, cudaMemcpyDeviceToHost, stream),
-      "GpuBuffer download: cudaMemcpy2DAsync");
-  absl::StatusOr<cudaEvent_t> done = gpu_->AcquireEvent();
-  if (!done.ok()) {
-    // Cannot wait on an event: wait for the stream instead (error path only).
-    SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    return done.status();
-  }
-  absl::Status s =
-      CudaStatus(cudaEventRecord(*done, stream), "GpuBuffer download: cudaEventRecord");
-  if (s.ok())
-    s = CudaStatus(cudaEventSynchronize(*done), "GpuBuffer download: cudaEventSynchronize");
-  gpu_->ReleaseEvent(*done);
-  if (s.ok()) gpu_->CountDownload(static_cast<int64_t>(row * height_));
-  return s;
 }
 
 absl::StatusOr<ImageFrame> GpuBuffer::Download(cudaStream_t stream) {
@@ -165,7 +67,7 @@ absl::StatusOr<ImageFrame> GpuBuffer::Download(cudaStream_t stream) {
   absl::StatusOr<void*> staging = gpu_->AcquirePinnedMemory(bytes);
   if (!staging.ok()) return staging.status();
   uint8_t* host = static_cast<uint8_t*>(*staging);
-  if (absl::Status s = CopyToPinned(host, stream); !s.ok()) {
+  if (absl::Status s = CopyToPinned(host, row_bytes(), pitch_, height_, stream); !s.ok()) {
     gpu_->ReleasePinnedMemory(host, bytes, nullptr);
     return s;
   }
@@ -190,7 +92,7 @@ absl::Status GpuBuffer::DownloadTo(ImageFrame& dst) {
   absl::StatusOr<void*> staging = gpu_->AcquirePinnedMemory(bytes);
   if (!staging.ok()) return staging.status();
   uint8_t* host = static_cast<uint8_t*>(*staging);
-  absl::Status s = CopyToPinned(host, (*ctx)->stream());
+  absl::Status s = CopyToPinned(host, row, pitch_, height_, (*ctx)->stream());
   if (s.ok()) {
     for (int y = 0; y < height_; ++y) std::memcpy(dst.MutableRow(y), host + y * row, row);
   }

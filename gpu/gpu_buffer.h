@@ -3,12 +3,8 @@
 // wrote them. It is the GPU side of an Image (ImageGpuStorage): graphs pass
 // `Image`s, and a GPU calculator reaches the buffer with GpuBufferOf(image).
 //
-// Synchronisation contract (no host waits on the GPU -> GPU path):
-//  * the producer enqueues its writes on its stream, then MarkReady(stream);
-//  * a consumer calls WaitReady(its stream) before enqueuing reads, and
-//    MarkRead(its stream) after, so the memory is not recycled under it;
-//  * when the last reference goes, the memory returns to the pool with those
-//    events, and its next owner's stream waits on them.
+// Synchronisation: DeviceBlock's contract (MarkReady / WaitReady / MarkRead;
+// no host waits on the GPU -> GPU path).
 // Downloads (to a CPU ImageFrame) go through pinned memory on the caller's
 // stream; the host waits for that one copy only.
 #ifndef SLUICE_GPU_GPU_BUFFER_H_
@@ -19,18 +15,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "formats/image.h"
 #include "formats/image_frame.h"
+#include "gpu/device_block.h"
 #include "gpu/gpu_service.h"
 
 namespace sluice {
 
-class GpuBuffer : public ImageGpuStorage {
+class GpuBuffer : public ImageGpuStorage, public DeviceBlock {
  public:
   // Rows of pooled buffers start at multiples of this many bytes (coalesced
   // loads; equal sizes map to equal pool keys).
@@ -48,10 +43,6 @@ class GpuBuffer : public ImageGpuStorage {
                                                            const ImageFrame& frame,
                                                            cudaStream_t stream);
 
-  ~GpuBuffer() override;
-  GpuBuffer(const GpuBuffer&) = delete;
-  GpuBuffer& operator=(const GpuBuffer&) = delete;
-
   int width() const { return width_; }
   int height() const { return height_; }
   ImageFormat::Format format() const { return format_; }
@@ -61,17 +52,7 @@ class GpuBuffer : public ImageGpuStorage {
   size_t pitch() const { return pitch_; }
   // Bytes of the pixels of one row.
   size_t row_bytes() const { return static_cast<size_t>(width_) * channels_ * byte_depth_; }
-  uint8_t* data() const { return static_cast<uint8_t*>(data_); }
-  GpuResources& resources() const { return *gpu_; }
-  const std::shared_ptr<GpuResources>& shared_resources() const { return gpu_; }
-
-  // Records that the pixels are complete once the work queued so far on
-  // `stream` is.
-  absl::Status MarkReady(cudaStream_t stream);
-  // Makes `stream` wait until the pixels are ready (no-op if never marked).
-  absl::Status WaitReady(cudaStream_t stream) const;
-  // Records that `stream` reads the pixels up to the work queued so far.
-  absl::Status MarkRead(cudaStream_t stream);
+  uint8_t* data() const { return static_cast<uint8_t*>(DeviceBlock::data()); }
 
   // Downloads into a new ImageFrame that lives in pinned memory (returned to
   // the pool when the frame dies); the copy runs on `stream`, the host waits
@@ -83,20 +64,10 @@ class GpuBuffer : public ImageGpuStorage {
  private:
   GpuBuffer(std::shared_ptr<GpuResources> gpu, ImageFormat::Format format, int width, int height,
             int channels, int byte_depth, size_t pitch);
-  // Copies into pinned `staging` (rows packed) on `stream`, waits for it.
-  absl::Status CopyToPinned(uint8_t* staging, cudaStream_t stream);
 
-  std::shared_ptr<GpuResources> gpu_;
   ImageFormat::Format format_;
   int width_, height_, channels_, byte_depth_;
   size_t pitch_;
-  void* data_ = nullptr;
-
-  mutable std::mutex mu_;
-  cudaEvent_t ready_ = nullptr;
-  bool ready_recorded_ = false;
-  // One event per reading stream, re-recorded on each read.
-  std::vector<std::pair<cudaStream_t, cudaEvent_t>> reads_;
 };
 
 // The GPU side of `image`: its GpuBuffer when it has one, else uploads its

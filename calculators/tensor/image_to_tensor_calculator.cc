@@ -7,6 +7,14 @@
 //              An empty packet, or a rect with width == height == 0, gives no
 //              output at that timestamp.
 //   (IMAGE_GPU is MediaPipe's GL input; it is rejected here.)
+//   An Image whose GPU side is a CUDA GpuBuffer runs the GPU path (CUDA
+//   builds; chosen per packet): MediaPipe's GL sampling
+//   (gpu/kernels/image_to_tensor.h) on the shared stream of the image's own
+//   GpuResources, into a float32 tensor that stays on the GPU (a Tensor with
+//   a CUDA view; the first CPU read downloads it). Its values follow the GPU
+//   sampling convention, not the CPU path's (see image_to_tensor.h). Integer
+//   output ranges, and every other input, run the CPU (OpenCV) path, reading
+//   a GPU image's CPU view (one download).
 // Outputs (one of TENSORS / TENSOR):
 //   TENSORS            std::vector<Tensor> with one [1, H, W, C] tensor.
 //   TENSOR             Tensor.
@@ -44,6 +52,12 @@
 #include "formats/tensor.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
+
+#if SLUICE_HAVE_GPU
+#include "calculators/tensor/image_to_tensor_gpu.h"
+#include "gpu/gpu_buffer.h"
+#include "gpu/gpu_service.h"
+#endif
 
 namespace sluice {
 namespace {
@@ -152,6 +166,9 @@ class ImageToTensorCalculator : public CalculatorBase {
     if (cc->Outputs().HasTag(kMatrixTag)) {
       cc->Outputs().Tag(kMatrixTag).Set<std::array<float, 16>>();
     }
+    // No kGpuService request: the framework would create the service (a CUDA
+    // context) for every graph with this node, CPU-only ones included. The GPU
+    // path runs on the resources the GPU image carries.
     cc->SetTimestampOffset(0);
     return absl::OkStatus();
   }
@@ -172,26 +189,39 @@ class ImageToTensorCalculator : public CalculatorBase {
       if (rect->width() == 0 && rect->height() == 0) return absl::OkStatus();
     }
 
-    std::shared_ptr<const ImageFrame> frame;
-    if (image_packet.ValidateAsType<Image>().ok()) {
-      absl::StatusOr<std::shared_ptr<const ImageFrame>> view = image_packet.Get<Image>().CpuView();
-      if (!view.ok()) return view.status();
-      frame = *view;
-    } else {
-      absl::StatusOr<std::shared_ptr<const ImageFrame>> shared = image_packet.Share<ImageFrame>();
-      if (!shared.ok()) return shared.status();
-      frame = *shared;
+    const Image* image =
+        image_packet.ValidateAsType<Image>().ok() ? &image_packet.Get<Image>() : nullptr;
+    // The CUDA path: a GPU image into a float tensor (see the header).
+    std::shared_ptr<GpuBufferType> gpu_image;
+#if SLUICE_HAVE_GPU
+    if (image != nullptr && image->UsesGpu() && params_.type == Tensor::ElementType::kFloat32) {
+      gpu_image = std::dynamic_pointer_cast<GpuBuffer>(image->GpuStorage());
     }
-    if (frame->IsEmpty()) return absl::InvalidArgumentError("the IMAGE packet holds no pixels");
+#endif
+    std::shared_ptr<const ImageFrame> frame;
+    if (gpu_image == nullptr) {
+      if (image != nullptr) {
+        absl::StatusOr<std::shared_ptr<const ImageFrame>> view = image->CpuView();
+        if (!view.ok()) return view.status();
+        frame = *view;
+      } else {
+        absl::StatusOr<std::shared_ptr<const ImageFrame>> shared = image_packet.Share<ImageFrame>();
+        if (!shared.ok()) return shared.status();
+        frame = *shared;
+      }
+      if (frame->IsEmpty()) return absl::InvalidArgumentError("the IMAGE packet holds no pixels");
+    }
+    const int image_width = frame ? frame->Width() : image->width();
+    const int image_height = frame ? frame->Height() : image->height();
 
     RotatedRect roi =
         rect ? RoiFromNormalized(rect->x_center(), rect->y_center(), rect->width(), rect->height(),
-                                 rect->rotation(), frame->Width(), frame->Height())
-             : FullImageRoi(frame->Width(), frame->Height());
+                                 rect->rotation(), image_width, image_height)
+             : FullImageRoi(image_width, image_height);
     const int tensor_width =
-        options_.has_output_tensor_width() ? options_.output_tensor_width() : frame->Width();
+        options_.has_output_tensor_width() ? options_.output_tensor_width() : image_width;
     const int tensor_height =
-        options_.has_output_tensor_height() ? options_.output_tensor_height() : frame->Height();
+        options_.has_output_tensor_height() ? options_.output_tensor_height() : image_height;
     std::array<float, 4> padding = {0.0f, 0.0f, 0.0f, 0.0f};
     if (options_.keep_aspect_ratio() &&
         !PadRoiToAspect(tensor_width, tensor_height, &roi, padding.data())) {
@@ -199,15 +229,26 @@ class ImageToTensorCalculator : public CalculatorBase {
           absl::StrCat("the region must have a positive size to keep its aspect ratio (got ",
                        roi.width, "x", roi.height, " pixels)"));
     }
-
-    const int channels = frame->NumberOfChannels() == 1 ? 1 : 3;
-    Tensor tensor(params_.type, {1, tensor_height, tensor_width, channels});
     const BorderMode border = options_.border_mode() == ImageToTensorCalculatorOptions::BORDER_ZERO
                                   ? BorderMode::kZero
                                   : BorderMode::kReplicate;
-    absl::Status s = ConvertImageToTensor(*frame, roi, params_.range_min, params_.range_max, border,
-                                          Interpolation::kLinear, &tensor);
-    if (!s.ok()) return s;
+
+    absl::StatusOr<Tensor> converted = absl::UnknownError("no conversion ran");
+#if SLUICE_HAVE_GPU
+    if (gpu_image != nullptr) {
+      converted = RunGpu(*gpu_image, roi, tensor_width, tensor_height, border);
+    }
+#endif
+    if (gpu_image == nullptr) {
+      const int channels = frame->NumberOfChannels() == 1 ? 1 : 3;
+      Tensor tensor(params_.type, {1, tensor_height, tensor_width, channels});
+      absl::Status s = ConvertImageToTensor(*frame, roi, params_.range_min, params_.range_max,
+                                            border, Interpolation::kLinear, &tensor);
+      if (!s.ok()) return s;
+      converted = std::move(tensor);
+    }
+    if (!converted.ok()) return converted.status();
+    Tensor tensor = *std::move(converted);
 
     const Timestamp ts = cc->InputTimestamp();
     if (cc->Outputs().HasTag(kLetterboxTag)) {
@@ -215,7 +256,7 @@ class ImageToTensorCalculator : public CalculatorBase {
     }
     if (cc->Outputs().HasTag(kMatrixTag)) {
       auto matrix = std::make_unique<std::array<float, 16>>();
-      TensorToImageMatrix(roi, frame->Width(), frame->Height(), /*flip_horizontally=*/false,
+      TensorToImageMatrix(roi, image_width, image_height, /*flip_horizontally=*/false,
                           matrix->data());
       cc->Outputs().Tag(kMatrixTag).Add(matrix.release(), ts);
     }
@@ -230,6 +271,23 @@ class ImageToTensorCalculator : public CalculatorBase {
   }
 
  private:
+#if SLUICE_HAVE_GPU
+  using GpuBufferType = GpuBuffer;
+
+  absl::StatusOr<Tensor> RunGpu(GpuBuffer& image, const RotatedRect& roi, int tensor_width,
+                                int tensor_height, BorderMode border) {
+    // The image's resources (the graph's service when a converter made it).
+    const std::shared_ptr<GpuResources>& gpu = image.shared_resources();
+    if (absl::Status s = gpu->Activate(); !s.ok()) return s;
+    absl::StatusOr<GpuContext*> ctx = gpu->Context();
+    if (!ctx.ok()) return ctx.status();
+    return image_to_tensor::ConvertImageToTensorGpu(image, roi, tensor_width, tensor_height,
+                                                    params_.range_min, params_.range_max, border,
+                                                    gpu, (*ctx)->stream());
+  }
+#else
+  struct GpuBufferType {};  // No GPU path in this build.
+#endif
   ImageToTensorCalculatorOptions options_;
   OutputParams params_;
 };

@@ -1,7 +1,7 @@
 // Geometry of ImageToTensorCalculator as plain inline functions, shared by the
 // CPU path and (later) the CUDA kernels: ROI in pixels, letterbox padding,
 // the tensor-pixel -> image-pixel sampling transform and the MATRIX output.
-// Compiles as C++ and as CUDA (SLUICE_HOST_DEVICE is empty in plain C++).
+// Compiles as C++ and as CUDA (SLUICE_HOST_DEVICE is `inline` in plain C++).
 //
 // Conventions (MediaPipe's): the ROI is a rectangle of `width` x `height`
 // pixels centred at (center_x, center_y), rotated by `rotation` radians
@@ -14,11 +14,7 @@
 
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define SLUICE_HOST_DEVICE __host__ __device__
-#else
-#define SLUICE_HOST_DEVICE
-#endif
+#include "gpu/kernels/host_device.h"  // SLUICE_HOST_DEVICE (inline in plain C++)
 
 namespace sluice {
 namespace image_to_tensor {
@@ -33,15 +29,15 @@ struct RotatedRect {
 
 // ROI in pixels from a normalized rect (x_center, y_center, width, height in
 // fractions of the image size).
-SLUICE_HOST_DEVICE inline RotatedRect RoiFromNormalized(float x_center, float y_center, float width,
-                                                        float height, float rotation,
-                                                        int image_width, int image_height) {
+SLUICE_HOST_DEVICE RotatedRect RoiFromNormalized(float x_center, float y_center, float width,
+                                                 float height, float rotation, int image_width,
+                                                 int image_height) {
   return RotatedRect{x_center * image_width, y_center * image_height, width * image_width,
                      height * image_height, rotation};
 }
 
 // The whole image, unrotated.
-SLUICE_HOST_DEVICE inline RotatedRect FullImageRoi(int image_width, int image_height) {
+SLUICE_HOST_DEVICE RotatedRect FullImageRoi(int image_width, int image_height) {
   return RotatedRect{0.5f * image_width, 0.5f * image_height, static_cast<float>(image_width),
                      static_cast<float>(image_height), 0.0f};
 }
@@ -50,8 +46,8 @@ SLUICE_HOST_DEVICE inline RotatedRect FullImageRoi(int image_width, int image_he
 // along one axis until its aspect ratio equals the tensor's, and writes the
 // padding as fractions of the tensor size {left, top, right, bottom}.
 // Returns false (leaving everything untouched) when a size is not positive.
-SLUICE_HOST_DEVICE inline bool PadRoiToAspect(int tensor_width, int tensor_height, RotatedRect* roi,
-                                              float padding[4]) {
+SLUICE_HOST_DEVICE bool PadRoiToAspect(int tensor_width, int tensor_height, RotatedRect* roi,
+                                       float padding[4]) {
   if (tensor_width <= 0 || tensor_height <= 0 || !(roi->width > 0) || !(roi->height > 0)) {
     return false;
   }
@@ -78,8 +74,8 @@ SLUICE_HOST_DEVICE inline bool PadRoiToAspect(int tensor_width, int tensor_heigh
 //   x = m[0]*u + m[1]*v + m[2],  y = m[3]*u + m[4]*v + m[5].
 // It is the ROI's local frame ((u/W - 1/2)*w, (v/H - 1/2)*h), rotated and
 // moved to the ROI's centre.
-SLUICE_HOST_DEVICE inline void TensorToImagePixelTransform(const RotatedRect& roi, int tensor_width,
-                                                           int tensor_height, float m[6]) {
+SLUICE_HOST_DEVICE void TensorToImagePixelTransform(const RotatedRect& roi, int tensor_width,
+                                                    int tensor_height, float m[6]) {
   const float c = cosf(roi.rotation);
   const float s = sinf(roi.rotation);
   const float sx = roi.width / tensor_width;
@@ -95,9 +91,9 @@ SLUICE_HOST_DEVICE inline void TensorToImagePixelTransform(const RotatedRect& ro
 // MATRIX output: 4x4 row-major transform from normalized tensor coordinates
 // ([0,1]^2, z scaled like x) to normalized image coordinates; with
 // `flip_horizontally` the tensor is mirrored around its vertical centre line.
-SLUICE_HOST_DEVICE inline void TensorToImageMatrix(const RotatedRect& roi, int image_width,
-                                                   int image_height, bool flip_horizontally,
-                                                   float matrix[16]) {
+SLUICE_HOST_DEVICE void TensorToImageMatrix(const RotatedRect& roi, int image_width,
+                                            int image_height, bool flip_horizontally,
+                                            float matrix[16]) {
   const float a = roi.width;
   const float b = roi.height;
   const float flip = flip_horizontally ? -1.0f : 1.0f;
@@ -131,7 +127,7 @@ struct ValueTransform {
   float scale;
   float offset;
 };
-SLUICE_HOST_DEVICE inline ValueTransform ByteToRange(float range_min, float range_max) {
+SLUICE_HOST_DEVICE ValueTransform ByteToRange(float range_min, float range_max) {
   return ValueTransform{(range_max - range_min) / 255.0f, range_min};
 }
 
