@@ -9,22 +9,37 @@
 // BM_RoundTrip           upload -> luminance -> Sobel -> download, host waits
 //                        for the download only; counter device_allocs = the
 //                        cudaMalloc calls after warm-up (expected 0)
+// BM_ImageToTensorCpu    ImageToTensor's CPU path: a rotated 224x224 crop of
+//                        the frame into a float tensor in [-1, 1] (runs
+//                        without a device)
+// BM_ImageToTensorKernel the same on the GPU: the kernel only, CUDA events
+// BM_ImageToTensorRoundTrip upload -> ImageToTensor -> tensor download, host
+//                        waits for the download only; device_allocs as above
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
 
 #include "benchmark/benchmark.h"
+#include "calculators/tensor/image_to_tensor_cpu.h"
+#include "calculators/tensor/image_to_tensor_gpu.h"
+#include "calculators/tensor/image_to_tensor_math.h"
+#include "formats/tensor.h"
 #include "formats/image_frame.h"
 #include "gpu/cuda_status.h"
 #include "gpu/gpu_buffer.h"
 #include "gpu/gpu_service.h"
+#include "gpu/gpu_tensor.h"
 #include "gpu/kernels/image_filters_launch.h"
 #include "gpu/kernels/luminance.h"
 #include "gpu/kernels/sobel.h"
 
 namespace sluice {
 namespace {
+
+using image_to_tensor::BorderMode;
+using image_to_tensor::Interpolation;
+using image_to_tensor::RotatedRect;
 
 constexpr int kWidth = 1920;
 constexpr int kHeight = 1080;
@@ -170,6 +185,79 @@ void BM_RoundTrip(benchmark::State& state) {
       static_cast<double>(gpu->Stats().device_allocations - allocs);
 }
 BENCHMARK(BM_RoundTrip)->Unit(benchmark::kMicrosecond);
+
+// A hand-sized ROI turned 30 degrees, as the hand landmark graph crops.
+constexpr int kTensorSize = 224;
+RotatedRect TestRoi() {
+  return image_to_tensor::RoiFromNormalized(0.45f, 0.55f, 0.3f, 0.3f * kWidth / kHeight, 0.52f, kWidth, kHeight);
+}
+
+void BM_ImageToTensorCpu(benchmark::State& state) {
+  const ImageFrame frame = TestFrame();
+  Tensor tensor(Tensor::ElementType::kFloat32, {1, kTensorSize, kTensorSize, 3});
+  for (auto _ : state) {
+    absl::Status st = image_to_tensor::ConvertImageToTensor(frame, TestRoi(), -1.f, 1.f, BorderMode::kReplicate,
+                                           Interpolation::kLinear, &tensor);
+    if (!st.ok()) {
+      state.SkipWithError(std::string(st.message()).c_str());
+      break;
+    }
+  }
+}
+BENCHMARK(BM_ImageToTensorCpu)->Unit(benchmark::kMicrosecond);
+
+void BM_ImageToTensorKernel(benchmark::State& state) {
+  std::shared_ptr<GpuResources> gpu = Gpu(state);
+  if (gpu == nullptr) return;
+  cudaStream_t s = (*gpu->Context())->stream();
+  auto src = *GpuBuffer::Upload(gpu, TestFrame(), s);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (auto _ : state) {
+    cudaEventRecord(start, s);
+    auto t = image_to_tensor::ConvertImageToTensorGpu(*src, TestRoi(), kTensorSize, kTensorSize,
+                                                      -1.f, 1.f, BorderMode::kReplicate, gpu, s);
+    cudaEventRecord(stop, s);
+    if (!t.ok()) {
+      state.SkipWithError(std::string(t.status().message()).c_str());
+      break;
+    }
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms / 1e3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+BENCHMARK(BM_ImageToTensorKernel)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+void BM_ImageToTensorRoundTrip(benchmark::State& state) {
+  std::shared_ptr<GpuResources> gpu = Gpu(state);
+  if (gpu == nullptr) return;
+  cudaStream_t s = (*gpu->Context())->stream();
+  const ImageFrame frame = TestFrame();
+  auto once = [&]() -> absl::Status {
+    auto src = GpuBuffer::Upload(gpu, frame, s);
+    if (!src.ok()) return src.status();
+    auto t = image_to_tensor::ConvertImageToTensorGpu(**src, TestRoi(), kTensorSize, kTensorSize,
+                                                      -1.f, 1.f, BorderMode::kReplicate, gpu, s);
+    if (!t.ok()) return t.status();
+    return t->SyncToCpu();
+  };
+  for (int i = 0; i < 3; ++i) (void)once();  // warm-up fills the pools
+  const int64_t allocs = gpu->Stats().device_allocations;
+  for (auto _ : state) {
+    if (absl::Status st = once(); !st.ok()) {
+      state.SkipWithError(std::string(st.message()).c_str());
+      break;
+    }
+  }
+  state.counters["device_allocs"] =
+      static_cast<double>(gpu->Stats().device_allocations - allocs);
+}
+BENCHMARK(BM_ImageToTensorRoundTrip)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sluice
