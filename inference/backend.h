@@ -24,6 +24,18 @@ namespace sluice::inference {
 
 struct BackendOptions {
   int num_threads = 1;  // CPU threads the backend may use (>= 1)
+  // Per-op profiling (`sluice bench-model --per-op`): a backend that supports
+  // it runs every op as its own step and times it (CompiledModel::OpTimes);
+  // slower than the normal build (no fusion across ops), for finding hot spots.
+  bool profile_ops = false;
+};
+
+// Per-op timing of a profiled CompiledModel (BackendOptions::profile_ops).
+struct OpTime {
+  int op = -1;          // op index in the compiled graph (first op of the step)
+  int runs = 0;         // Invoke() calls timed
+  double min_ms = 0;    // fastest run of this step
+  double total_ms = 0;  // summed over the runs
 };
 
 // One input or output of a compiled model. `data` is host memory owned by the
@@ -61,6 +73,9 @@ class CompiledModel {
   // the backend's name, "reference" for delegated islands, or "view" for ops
   // that cost nothing (aliased reshapes).
   virtual std::vector<std::string> OpPlacement() const = 0;
+  // With BackendOptions::profile_ops: one entry per timed step, in execution
+  // order. Empty when the backend does not profile.
+  virtual std::vector<OpTime> OpTimes() const { return {}; }
 
  protected:
   std::vector<IoTensor> inputs_;

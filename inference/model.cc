@@ -65,11 +65,18 @@ absl::StatusOr<Model> Model::Load(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<Runner>> Model::CreateRunner(std::string_view backend,
                                                             int threads) const {
-  if (threads < 1)
-    return absl::InvalidArgumentError(absl::StrCat("threads must be >= 1, got ", threads));
-  ASSIGN_OR_RETURN(const Backend* b, SelectBackend(backend));
   BackendOptions options;
   options.num_threads = threads;
+  return CreateRunner(backend, options);
+}
+
+absl::StatusOr<std::unique_ptr<Runner>> Model::CreateRunner(std::string_view backend,
+                                                            const BackendOptions& options) const {
+  if (options.num_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("threads must be >= 1, got ", options.num_threads));
+  }
+  ASSIGN_OR_RETURN(const Backend* b, SelectBackend(backend));
   ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> compiled, b->Compile(*graph_, options));
   return std::make_unique<Runner>(graph_, std::move(compiled));
 }

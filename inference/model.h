@@ -40,6 +40,7 @@ class Runner {
   absl::Status Invoke() { return compiled_->Invoke(); }
   std::string_view backend_name() const { return compiled_->BackendName(); }
   std::vector<std::string> OpPlacement() const { return compiled_->OpPlacement(); }
+  std::vector<OpTime> OpTimes() const { return compiled_->OpTimes(); }
 
  private:
   std::shared_ptr<const ir::Graph> graph_;  // the compiled model points into it
@@ -62,6 +63,9 @@ class Model {
   // `backend`: see SelectBackend(); `threads` >= 1.
   absl::StatusOr<std::unique_ptr<Runner>> CreateRunner(std::string_view backend = "auto",
                                                        int threads = 1) const;
+  // Same, with every backend option (e.g. profile_ops).
+  absl::StatusOr<std::unique_ptr<Runner>> CreateRunner(std::string_view backend,
+                                                       const BackendOptions& options) const;
 
  private:
   std::shared_ptr<const ir::Graph> graph_;

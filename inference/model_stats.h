@@ -21,6 +21,8 @@ struct ModelStats {
 };
 
 ModelStats ComputeStats(const ir::Graph& graph);
+// Multiply-accumulates of one op (same conventions; 0 for ops without a filter).
+int64_t OpMacs(const ir::Graph& graph, int op_index);
 
 }  // namespace sluice::inference
 

@@ -83,13 +83,72 @@ void ModelInfo(const std::string& path, const std::string& backend, int threads)
   }
 }
 
+// `bench-model --per-op`: the ops sorted by time (min over the runs), then the
+// time per op type. Each op runs as its own step (no fusion across ops), so the
+// sum exceeds the normal Invoke() time.
+void PrintOpTimes(const inference::Model& model, const inference::Runner& runner) {
+  const std::vector<inference::OpTime> times = runner.OpTimes();
+  if (times.empty()) {
+    std::printf("per-op: backend '%s' does not profile ops\n",
+                std::string(runner.backend_name()).c_str());
+    return;
+  }
+  const inference::ir::Graph& g = model.graph();
+  const std::vector<std::string> placement = runner.OpPlacement();
+  std::vector<size_t> order(times.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return times[a].min_ms > times[b].min_ms; });
+  double sum = 0;
+  for (const auto& t : times) sum += t.min_ms;
+  std::printf("per-op (min over %d runs; sum %.3f ms)\n", times.front().runs, sum);
+  std::printf("%5s %-24s %-10s %-22s %9s %7s %6s %8s\n", "op", "type", "on", "output", "MFLOP",
+              "ms", "%", "GFLOP/s");
+  struct Agg {
+    int n = 0;
+    double ms = 0, flop = 0;
+  };
+  std::map<std::string, Agg> by_type;
+  for (size_t k : order) {
+    const inference::OpTime& t = times[k];
+    const inference::ir::Op& op = g.ops[t.op];
+    const std::string type(inference::ir::OpTypeName(op.type));
+    const double flop = 2.0 * static_cast<double>(inference::OpMacs(g, t.op));
+    const std::string out =
+        op.outputs.empty() ? "" : inference::ir::ShapeString(g.tensors[op.outputs[0]].shape);
+    std::string kind = type;
+    if (op.type == inference::ir::OpType::kConv2D && op.inputs.size() > 1) {
+      const auto& w = g.tensors[op.inputs[1]].shape;
+      if (w.size() == 4) kind = absl::StrCat(type, " ", w[1], "x", w[2]);
+    }
+    Agg& a = by_type[kind];
+    ++a.n, a.ms += t.min_ms, a.flop += flop;
+    std::printf("%5d %-24s %-10s %-22s %9.2f %7.3f %6.2f %8.1f\n", t.op, type.c_str(),
+                static_cast<size_t>(t.op) < placement.size() ? placement[t.op].c_str() : "?",
+                out.c_str(), flop / 1e6, t.min_ms, 100.0 * t.min_ms / sum,
+                t.min_ms > 0 ? flop / (t.min_ms * 1e6) : 0.0);
+  }
+  std::printf("\nby type:\n%-28s %5s %9s %7s %6s %8s\n", "type", "count", "MFLOP", "ms", "%",
+              "GFLOP/s");
+  std::vector<std::pair<std::string, Agg>> rows(by_type.begin(), by_type.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  for (const auto& [k, a] : rows) {
+    std::printf("%-28s %5d %9.2f %7.3f %6.2f %8.1f\n", k.c_str(), a.n, a.flop / 1e6, a.ms,
+                100.0 * a.ms / sum, a.ms > 0 ? a.flop / (a.ms * 1e6) : 0.0);
+  }
+}
+
 void BenchModel(const std::string& path, const std::string& backend, int threads, int runs,
-                int warmup) {
+                int warmup, bool per_op) {
   if (runs < 1 || warmup < 0)
     Fail(absl::InvalidArgumentError("--runs must be >= 1 and --warmup >= 0"));
   absl::StatusOr<Model> model = Model::Load(path);
   if (!model.ok()) Fail(model.status());
-  absl::StatusOr<std::unique_ptr<inference::Runner>> runner = model->CreateRunner(backend, threads);
+  inference::BackendOptions options;
+  options.num_threads = threads;
+  options.profile_ops = per_op;
+  absl::StatusOr<std::unique_ptr<inference::Runner>> runner = model->CreateRunner(backend, options);
   if (!runner.ok()) Fail(runner.status());
   inference::Runner& r = **runner;
   FillInputs(r);
@@ -110,6 +169,7 @@ void BenchModel(const std::string& path, const std::string& backend, int threads
   };
   const double median =
       ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  if (per_op) PrintOpTimes(*model, r);
   std::printf("runs: %d, min_ms=%.3f max_ms=%.3f\n", runs, ms.front(), ms.back());
   std::printf("bench-model %s %s %d median_ms=%.3f p90_ms=%.3f\n", BaseName(path).c_str(),
               std::string(r.backend_name()).c_str(), threads, median, pct(0.9));
@@ -121,6 +181,7 @@ void AddModelCommands(CLI::App& app) {
   struct Options {
     std::string model, backend = "auto";
     int threads = 1, runs = 20, warmup = 3;
+    bool per_op = false;
   };
   auto opts = std::make_shared<Options>();
 
@@ -141,8 +202,12 @@ void AddModelCommands(CLI::App& app) {
   bench->add_option("--threads", opts->threads, "CPU threads")->check(CLI::PositiveNumber);
   bench->add_option("--runs", opts->runs, "timed runs")->check(CLI::PositiveNumber);
   bench->add_option("--warmup", opts->warmup, "untimed runs first")->check(CLI::NonNegativeNumber);
-  bench->callback(
-      [opts] { BenchModel(opts->model, opts->backend, opts->threads, opts->runs, opts->warmup); });
+  bench->add_flag("--per-op", opts->per_op,
+                  "time every op on its own (xnnpack: one runtime per op) and print the hot spots "
+                  "with MFLOP and GFLOP/s");
+  bench->callback([opts] {
+    BenchModel(opts->model, opts->backend, opts->threads, opts->runs, opts->warmup, opts->per_op);
+  });
 }
 
 }  // namespace sluice::cli

@@ -5,12 +5,15 @@ table. A benchmark, not a test.
 
 usage: bench_models.py [--tool build/tests/oracle/sluice_run_model]
                        [--models ../shared/models] [--threads 1,2] [--iters 30]
-                       [--backend xnnpack]
+                       [--backend xnnpack] [--rounds 1] [--only m1,m2]
 Run it with the oracle venv's python (tests/oracle/setup_oracle_venv.sh).
 Each cell is "median (min)" of --iters timed invocations after two warm-up
 runs; both sides time Invoke() only (inputs already in place). ratio = ours /
 Google on the medians (on the minima in parentheses; < 1: we are faster). On a
-busy machine the minima are the better comparison.
+busy machine the minima are the better comparison. With --rounds N each
+measurement is repeated N times, ours and Google's alternating; cells are then
+the median of the N medians (the min of the N minima). Environment variables
+reach our tool (e.g. SLUICE_XNNPACK_OWN_GEMM=0 for the all-XNNPACK path).
 """
 import argparse
 import glob
@@ -37,6 +40,14 @@ def timing(cmd):
     return (float(med.group(1)), float(low.group(1)) if low else None), ""
 
 
+def combine(runs):
+    """Median of the medians, min of the minima (None when nothing ran)."""
+    if not runs:
+        return None
+    lows = [r[1] for r in runs if r[1] is not None]
+    return float(np.median([r[0] for r in runs])), (min(lows) if lows else None)
+
+
 def cell(t):
     if t is None:
         return "n/a"
@@ -51,6 +62,9 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--backend", default="xnnpack")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat each timing, alternating ours and Google's")
+    ap.add_argument("--only", default="", help="comma-separated model names")
     ap.add_argument("--sluice", default="",
                     help="the sluice CLI: time ours with 'sluice bench-model' instead of --tool")
     a = ap.parse_args()
@@ -68,6 +82,8 @@ def main():
     notes = []
     for m in sorted(glob.glob(os.path.join(a.models, "*.tflite"))):
         name = os.path.basename(m)[:-7]
+        if a.only and name not in a.only.split(","):
+            continue
         r = subprocess.run([a.tool, m, "--print-input-shape"], capture_output=True, text=True)
         if r.returncode != 0:
             notes.append(f"{name}: our engine cannot load it: {r.stderr.strip()}")
@@ -77,17 +93,25 @@ def main():
         np.save(inp, np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32))
         cells = []
         for t in threads:
-            if a.sluice:
-                ours, why = timing([a.sluice, "bench-model", m, "--backend", a.backend,
-                                    "--threads", str(t), "--runs", str(a.iters)])
-            else:
-                ours, why = timing([a.tool, m, inp, os.path.join(work, "o_"), "--backend",
-                                    a.backend, "--threads", str(t), "--bench", str(a.iters)])
+            runs_ours, runs_google = [], []
+            why = gwhy = ""
+            for _ in range(max(1, a.rounds)):
+                if a.sluice:
+                    o, why = timing([a.sluice, "bench-model", m, "--backend", a.backend,
+                                     "--threads", str(t), "--runs", str(a.iters)])
+                else:
+                    o, why = timing([a.tool, m, inp, os.path.join(work, "o_"), "--backend",
+                                     a.backend, "--threads", str(t), "--bench", str(a.iters)])
+                g, gwhy = timing([sys.executable, os.path.join(ORACLE, "run_tflite.py"), m,
+                                  inp, os.path.join(work, "g_"), "--threads", str(t),
+                                  "--bench", str(a.iters)])
+                if o:
+                    runs_ours.append(o)
+                if g:
+                    runs_google.append(g)
+            ours, google = combine(runs_ours), combine(runs_google)
             if ours is None:
                 notes.append(f"{name} ({t} threads), ours: {why}")
-            google, gwhy = timing([sys.executable, os.path.join(ORACLE, "run_tflite.py"), m,
-                                      inp, os.path.join(work, "g_"), "--threads", str(t),
-                                      "--bench", str(a.iters)])
             if google is None and t == threads[0]:
                 notes.append(f"{name}: Google's interpreter: {gwhy}")
             ratio = "n/a"

@@ -122,6 +122,11 @@ std::vector<OpCase> StandardOpCases() {
   cases.push_back(Conv(9, 9, 4, 6, 3, 1, Padding::kSame, Activation::kNone));
   cases.push_back(Conv(12, 12, 4, 6, 3, 3, Padding::kValid, Activation::kNone));
   cases.push_back(Conv(13, 13, 3, 6, 5, 2, Padding::kSame, Activation::kNone));
+  // 1x1 convolutions over several 32-channel blocks with a ragged tail and a
+  // row count that is no multiple of 7 (the xnnpack backend's own GEMM tiles).
+  cases.push_back(Conv(5, 7, 19, 45, 1, 1, Padding::kValid, Activation::kRelu6));
+  cases.push_back(Conv(6, 6, 33, 64, 1, 1, Padding::kSame, Activation::kNone));
+  cases.push_back(Conv(1, 3, 5, 17, 1, 1, Padding::kValid, Activation::kRelu));
   for (Activation act : {Activation::kNone, Activation::kRelu6}) {
     for (int k : {3, 5}) {
       for (int s : {1, 2}) {

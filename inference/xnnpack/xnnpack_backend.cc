@@ -3,6 +3,8 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -14,7 +16,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "inference/planner.h"
 #include "inference/reference/reference_kernels.h"
+#include "inference/xnnpack/depthwise_conv.h"
+#include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/translate.h"
 #include "util/status_macros.h"
 
@@ -47,10 +52,155 @@ Buffer AllocateBuffer(size_t bytes) {
   return Buffer(p);
 }
 
+// 1x1 stride-1 convolutions run on our own AVX-512 GEMM (pointwise_conv.h)
+// where the CPU has it, unless SLUICE_XNNPACK_OWN_GEMM=0 (for comparisons).
+bool OwnGemmEnabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("SLUICE_XNNPACK_OWN_GEMM");
+    return PointwiseConvAvailable() && !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+
+// A CONV_2D our pointwise kernel runs: 1x1 filter, stride 1, fp32 constant
+// weights, constant bias, activation with a range (XNNPACK's own checks, in
+// VisitOp, have passed already).
+bool IsOwnPointwiseConv(const GraphInfo& info, int op_index) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kConv2D || op.inputs.size() < 2) return false;
+  const auto& o = op.opts<ir::Conv2DOptions>();
+  if (o.stride_h != 1 || o.stride_w != 1 || o.activation == ir::Activation::kTanh) return false;
+  const int w = op.inputs[1];
+  if (w < 0 || !info.IsConstant(w)) return false;
+  const ir::Shape& f = g.tensors[w].shape;
+  if (f.size() != 4 || f[1] != 1 || f[2] != 1) return false;
+  const ir::Shape& x = g.tensors[op.inputs[0]].shape;
+  return x.size() == 4 && x[3] == f[3] && f[0] > 0 && f[3] > 0;
+}
+
+// A 1x1 convolution on our kernel with what it absorbed: the ADD of a
+// residual after it and a PRELU after that (each optional; the intermediate
+// tensors are never written). It runs at the position of its last op.
+struct OwnChain {
+  int conv = -1, add = -1, prelu = -1;
+  int in = -1;        // what the kernel reads: the conv's input, or a spatial
+  int in_pad = -1;    // PAD's input when that PAD is absorbed (depthwise)
+  int residual = -1;  // the ADD's other input (or the input of the PAD below)
+  int pad = -1;       // a PAD zero-padding the residual's channels (absorbed)
+  int residual_channels = 0;
+  int out = -1;  // the last op's output
+  int last() const { return prelu >= 0 ? prelu : add >= 0 ? add : conv; }
+};
+
+// A DEPTHWISE_CONV_2D our kernel runs (depthwise_conv.h): 3x3 or 5x5,
+// multiplier 1, stride 1, no dilation, at most 32 channels (where it measured
+// faster than XNNPACK 2022's: 0.44-0.86x its time; wider or strided ones it
+// is not). A spatial PAD in front is absorbed, as XNNPACK would fuse it.
+bool OwnDepthwiseShape(const GraphInfo& info, int op_index, DepthwiseShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kDepthwiseConv2D || op.inputs.size() < 2) return false;
+  const auto& o = op.opts<ir::DepthwiseConv2DOptions>();
+  if (o.stride_h != 1 || o.stride_w != 1 || o.dilation_h != 1 || o.dilation_w != 1 ||
+      o.activation == ir::Activation::kTanh) {
+    return false;
+  }
+  if (op.inputs[1] < 0 || !info.IsConstant(op.inputs[1])) return false;
+  // A zero PAD of H and W only, read by this op alone, is absorbed (see
+  // OwnChain::in): the kernel reads the PAD's input with larger padding.
+  int pre_h = 0, pre_w = 0;
+  const ir::Shape* x = &g.tensors[op.inputs[0]].shape;
+  const int producer = info.producer(op.inputs[0]);
+  if (producer >= 0 && g.ops[producer].type == ir::OpType::kPad) {
+    const ir::Op& pad = g.ops[producer];
+    if (pad.inputs.size() != 2 || pad.inputs[1] < 0) return false;
+    const ir::Tensor& pt = g.tensors[pad.inputs[1]];
+    if (!pt.is_constant || pt.dtype != ir::DType::kInt32 || pt.data.size() != 32) return false;
+    const int32_t* v = pt.i32();
+    if (v[0] || v[1] || v[6] || v[7] || v[2] < 0 || v[3] < 0 || v[4] < 0 || v[5] < 0) return false;
+    for (size_t j = 0; j < g.ops.size(); ++j) {
+      if (static_cast<int>(j) == op_index) continue;
+      for (int t : g.ops[j].inputs) {
+        if (t == op.inputs[0]) return false;  // someone else reads the padded tensor
+      }
+    }
+    for (int t : g.outputs) {
+      if (t == op.inputs[0]) return false;
+    }
+    pre_h = v[2], pre_w = v[4];
+    x = &g.tensors[pad.inputs[0]].shape;
+  }
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const ir::Shape& y = g.tensors[op.outputs[0]].shape;
+  const ir::Shape& xp = g.tensors[op.inputs[0]].shape;  // as the conv sees it
+  if (x->size() != 4 || xp.size() != 4 || f.size() != 4 || y.size() != 4 || (*x)[0] != 1 ||
+      f[0] != 1 || f[1] != f[2] || f[3] != xp[3] || y[3] != xp[3] || xp[3] > 32 ||
+      (*x)[3] != xp[3]) {
+    return false;
+  }
+  DepthwiseShape s;
+  s.in_h = (*x)[1], s.in_w = (*x)[2], s.channels = xp[3];
+  s.out_h = y[1], s.out_w = y[2];
+  s.kernel = f[1];
+  const ir::PadOut ph = ir::ComputePadding(o.padding, xp[1], f[1], 1, 1);
+  const ir::PadOut pw = ir::ComputePadding(o.padding, xp[2], f[2], 1, 1);
+  if (ph.out != y[1] || pw.out != y[2]) return false;
+  s.pad_top = ph.pad_before + pre_h, s.pad_left = pw.pad_before + pre_w;
+  if (!DepthwiseConv::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
+// For a PAD of a 4-D float tensor that only appends zeros after the channels:
+// how many; else 0.
+int ChannelPadAfter(const ir::Graph& g, int op_index) {
+  const ir::Op& op = g.ops[op_index];
+  if (op.inputs.size() != 2 || op.inputs[0] < 0 || op.inputs[1] < 0) return 0;
+  const ir::Tensor& in = g.tensors[op.inputs[0]];
+  const ir::Tensor& p = g.tensors[op.inputs[1]];
+  if (in.shape.size() != 4 || in.dtype != ir::DType::kFloat32 || !p.is_constant ||
+      p.dtype != ir::DType::kInt32 || p.data.size() != 32) {
+    return 0;
+  }
+  const int32_t* v = p.i32();
+  for (int i = 0; i < 7; ++i) {
+    if (v[i] != 0) return 0;
+  }
+  return v[7] > 0 ? v[7] : 0;
+}
+
+struct DepthwiseTask {
+  const DepthwiseConv* conv;
+  const float* in;
+  float* out;
+};
+void RunDepthwiseRow(void* context, size_t row) {
+  const auto* t = static_cast<const DepthwiseTask*>(context);
+  t->conv->Run(t->in, t->out, static_cast<int>(row), static_cast<int>(row) + 1);
+}
+
+struct PointwiseTask {
+  const PointwiseConv* conv;
+  const float* in;
+  const float* residual;
+  float* out;
+  size_t rows;
+};
+// With threads: one task per tile of rows and 32-channel block, as XNNPACK
+// splits its GEMMs (rows alone leave threads idle on 7x7 layers).
+void RunPointwiseTask(void* context, size_t tile, size_t block) {
+  const auto* t = static_cast<const PointwiseTask*>(context);
+  const size_t begin = tile * PointwiseConv::kTileRows;
+  t->conv->Run(t->in, t->residual, t->out, begin,
+               std::min(t->rows, begin + PointwiseConv::kTileRows), block, block + 1);
+}
+
 // One step of the execution plan: an XNNPACK runtime or an island kernel.
 struct Step {
   xnn_runtime_t runtime = nullptr;
   reference::Kernel kernel;
+  int first_op = -1;  // for profiling
 };
 
 class XnnpackModel : public CompiledModel {
@@ -63,20 +213,13 @@ class XnnpackModel : public CompiledModel {
   }
 
   absl::Status Invoke() override {
+    if (profile_) return InvokeProfiled();
     for (size_t i = 0; i < steps_.size(); ++i) {
-      Step& s = steps_[i];
-      if (s.runtime) {
-        const xnn_status st = xnn_invoke_runtime(s.runtime);
-        if (st != xnn_status_success) {
-          return absl::InternalError(
-              absl::StrCat("xnn_invoke_runtime (step ", i, ") failed: ", XnnStatusName(st)));
-        }
-      } else {
-        s.kernel();
-      }
+      RETURN_IF_ERROR(RunStep(i));
     }
     return absl::OkStatus();
   }
+  std::vector<OpTime> OpTimes() const override { return op_times_; }
   std::string_view BackendName() const override { return kName; }
   std::vector<std::string> OpPlacement() const override { return placement_; }
 
@@ -86,21 +229,57 @@ class XnnpackModel : public CompiledModel {
                      const std::set<int>& demoted, int* failed_op);
 
  private:
-  enum class Kind { kFolded, kXnn, kIsland };
+  // kOwn: our own kernel (pointwise_conv.h); it cuts segments like an island.
+  enum class Kind { kFolded, kXnn, kIsland, kOwn };
+  absl::StatusOr<reference::Kernel> PrepareOwnKernel(const GraphInfo& info, const OwnChain& c);
   absl::Status BuildSegment(const GraphInfo& info, const std::vector<int>& ops,
                             const std::vector<std::vector<int>>& consumers,
                             const std::vector<Kind>& kind, int* failed_op);
+  absl::Status RunStep(size_t i) {
+    Step& s = steps_[i];
+    if (s.runtime) {
+      const xnn_status st = xnn_invoke_runtime(s.runtime);
+      if (st != xnn_status_success) {
+        return absl::InternalError(
+            absl::StrCat("xnn_invoke_runtime (step ", i, ") failed: ", XnnStatusName(st)));
+      }
+    } else {
+      s.kernel();
+    }
+    return absl::OkStatus();
+  }
+  absl::Status InvokeProfiled() {
+    op_times_.resize(steps_.size());
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      RETURN_IF_ERROR(RunStep(i));
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      OpTime& t = op_times_[i];
+      t.op = steps_[i].first_op;
+      t.min_ms = t.runs == 0 ? ms : std::min(t.min_ms, ms);
+      t.total_ms += ms;
+      ++t.runs;
+    }
+    return absl::OkStatus();
+  }
   void* TensorAddress(int t) const {
     auto it = buffers_.find(t);
-    return it == buffers_.end() ? nullptr : it->second.get();
+    return it == buffers_.end() ? nullptr : it->second;
   }
 
   pthreadpool_t pool_ = nullptr;
   std::deque<std::vector<float>> weights_;  // static XNNPACK values
-  std::map<int, Buffer> buffers_;           // tensors crossing a cut
+  // Tensors crossing a cut: in one arena planned by liveness (planner.h), so
+  // that the cuts' memory is reused while hot in cache; folded constants apart.
+  std::map<int, void*> buffers_;
+  Buffer arena_;
+  std::vector<Buffer> owned_;
   std::vector<Step> steps_;
   std::vector<std::string> placement_;
   std::set<int> graph_outputs_;
+  bool profile_ = false;
+  std::vector<OpTime> op_times_;
 };
 
 absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& options,
@@ -111,6 +290,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   }
   RETURN_IF_ERROR(InitializeXnnpack());
   RETURN_IF_ERROR(graph.Validate());
+  profile_ = options.profile_ops;
   if (options.num_threads > 1) {
     pool_ = pthreadpool_create(options.num_threads);
     if (!pool_) return absl::ResourceExhaustedError("pthreadpool_create failed");
@@ -126,7 +306,10 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (info.IsFoldedOp(graph.ops[i])) {
       kind[i] = Kind::kFolded;
     } else if (!demoted.count(i) && VisitOp(info, i, nullptr).ok()) {
-      kind[i] = Kind::kXnn;
+      kind[i] =
+          OwnGemmEnabled() && (IsOwnPointwiseConv(info, i) || OwnDepthwiseShape(info, i, nullptr))
+              ? Kind::kOwn
+              : Kind::kXnn;
     } else {
       kind[i] = Kind::kIsland;
       placement_[i] = "reference";
@@ -140,12 +323,137 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   }
   graph_outputs_.insert(graph.outputs.begin(), graph.outputs.end());
 
-  // Buffers: graph ports and every tensor an island touches. Segment outputs
-  // read later are added by BuildSegment.
+  // Our 1x1 convolutions absorb an ADD of a same-shape residual and a PRELU
+  // after them when they are the sole consumers (see pointwise_conv.h).
+  std::map<int, OwnChain> chains;  // by the index of the op they run at
+  auto sole_consumer = [&](int t) {
+    return t >= 0 && !graph_outputs_.count(t) && consumers[t].size() == 1 ? consumers[t][0] : -1;
+  };
+  std::vector<int> own_convs;
+  for (int i = 0; i < num_ops; ++i) {
+    if (kind[i] == Kind::kOwn) own_convs.push_back(i);
+  }
+  for (int i : own_convs) {
+    OwnChain c;
+    c.conv = i;
+    c.in = graph.ops[i].inputs[0];
+    c.out = graph.ops[i].outputs[0];
+    if (graph.ops[i].type == ir::OpType::kDepthwiseConv2D) {  // absorbs its PAD only
+      const int p = info.producer(c.in);
+      if (p >= 0 && graph.ops[p].type == ir::OpType::kPad) {
+        c.in_pad = p;
+        c.in = graph.ops[p].inputs[0];
+        kind[p] = Kind::kOwn;
+      }
+      chains[i] = c;
+      continue;
+    }
+    const ir::Shape& shape = graph.tensors[c.out].shape;
+    const int a = sole_consumer(c.out);
+    if (a >= 0 && kind[a] == Kind::kXnn && graph.ops[a].type == ir::OpType::kAdd &&
+        graph.ops[a].inputs.size() == 2) {
+      const ir::Op& add = graph.ops[a];
+      const int other = add.inputs[0] == c.out ? add.inputs[1] : add.inputs[0];
+      if (other >= 0 && other != c.out && !info.IsConstant(other) &&
+          graph.tensors[other].shape == shape && graph.tensors[add.outputs[0]].shape == shape) {
+        c.add = a;
+        c.residual = other;
+        c.residual_channels = shape.back();
+        c.out = add.outputs[0];
+        // A residual zero-padded on channels only, after the real ones: read
+        // the PAD's input and add zeros for the rest.
+        const int p = info.producer(other);
+        if (p >= 0 && p < a && kind[p] == Kind::kXnn && graph.ops[p].type == ir::OpType::kPad &&
+            sole_consumer(other) == a && ChannelPadAfter(graph, p) > 0) {
+          c.pad = p;
+          c.residual = graph.ops[p].inputs[0];
+          c.residual_channels = graph.tensors[c.residual].shape.back();
+        }
+      }
+    }
+    const int p = sole_consumer(c.out);
+    if (p >= 0 && kind[p] == Kind::kXnn && graph.ops[p].type == ir::OpType::kPrelu &&
+        graph.ops[p].inputs[0] == c.out && info.IsConstant(graph.ops[p].inputs[1]) &&
+        ir::NumElements(graph.tensors[graph.ops[p].inputs[1]].shape) == shape.back() &&
+        graph.tensors[graph.ops[p].outputs[0]].shape == shape) {
+      c.prelu = p;
+      c.out = graph.ops[p].outputs[0];
+    }
+    if (c.add >= 0) kind[c.add] = Kind::kOwn;
+    if (c.pad >= 0) kind[c.pad] = Kind::kOwn;
+    if (c.prelu >= 0) kind[c.prelu] = Kind::kOwn;
+    chains[c.last()] = c;
+  }
+
+  // XNNPACK segments: maximal runs of XNNPACK ops in execution order.
+  std::vector<std::vector<int>> segments;
+  for (int i = 0; i < num_ops; ++i) {
+    if (kind[i] != Kind::kXnn) continue;
+    if (segments.empty() || profile_ ||
+        [&] {  // a folded op in between does not cut; an island does
+          for (int j = segments.back().back() + 1; j < i; ++j) {
+            if (kind[j] == Kind::kIsland || kind[j] == Kind::kOwn) return true;
+          }
+          return false;
+        }()) {
+      segments.emplace_back();
+    }
+    segments.back().push_back(i);
+  }
+  // Cut buffers share one arena planned by liveness. XNNPACK may move reads
+  // and writes within a segment (it fuses a PAD into the convolution after it,
+  // which then reads the PAD's input later), so for planning every tensor a
+  // segment exchanges with the outside is live during the whole segment: a
+  // skeleton of the graph (no constant data) where the segment's first and
+  // last ops also use all of them.
+  ir::Graph skeleton;
+  skeleton.inputs = graph.inputs;
+  skeleton.outputs = graph.outputs;
+  skeleton.ops = graph.ops;
+  skeleton.tensors.resize(num_tensors);
+  for (int t = 0; t < num_tensors; ++t) {
+    skeleton.tensors[t].dtype = graph.tensors[t].dtype;
+    skeleton.tensors[t].shape = graph.tensors[t].shape;
+    skeleton.tensors[t].is_constant = graph.tensors[t].is_constant;
+  }
+  for (const auto& seg : segments) {
+    const std::set<int> in_seg(seg.begin(), seg.end());
+    std::vector<int> used;  // the segment's external values
+    for (int i : seg) {
+      for (int t : graph.ops[i].inputs) {
+        if (t >= 0 && !info.IsConstant(t) && !in_seg.count(info.producer(t))) used.push_back(t);
+      }
+      for (int t : graph.ops[i].outputs) {
+        bool outside = graph_outputs_.count(t) > 0;
+        for (int c : consumers[t]) outside |= !in_seg.count(c);
+        if (outside) used.push_back(t);
+      }
+    }
+    for (int i : {seg.front(), seg.back()}) {
+      auto& in = skeleton.ops[i].inputs;
+      in.insert(in.end(), used.begin(), used.end());
+    }
+  }
+  // A chain reads the convolution's input and the residual, and writes its
+  // output, where it runs (its last op).
+  for (const auto& [at, c] : chains) {
+    skeleton.ops[at].inputs.push_back(c.in);
+    if (c.residual >= 0) skeleton.ops[at].inputs.push_back(c.residual);
+    skeleton.ops[at].inputs.push_back(c.out);
+  }
+  const MemoryPlan plan = PlanMemory(skeleton);
+  // Buffers: graph ports, every tensor an island or our own kernel touches,
+  // and what segments exchange with the outside.
   auto need_buffer = [&](int t) {
     if (t < 0 || buffers_.count(t)) return;
     if (graph.tensors[t].is_constant) return;
-    buffers_[t] = AllocateBuffer(graph.tensors[t].byte_size());
+    if (info.IsConstant(t) || plan.offsets[t] < 0) {
+      owned_.push_back(AllocateBuffer(graph.tensors[t].byte_size()));
+      buffers_[t] = owned_.back().get();
+    } else {
+      if (!arena_) arena_ = AllocateBuffer(plan.arena_bytes);
+      buffers_[t] = arena_ ? arena_.get() + plan.offsets[t] : nullptr;
+    }
   };
   for (int t : graph.inputs) need_buffer(t);
   for (int t : graph.outputs) need_buffer(t);
@@ -154,19 +462,10 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     for (int t : graph.ops[i].inputs) need_buffer(t);
     for (int t : graph.ops[i].outputs) need_buffer(t);
   }
-  // XNNPACK segments: tensors they exchange with anything outside get buffers.
-  std::vector<std::vector<int>> segments;
-  for (int i = 0; i < num_ops; ++i) {
-    if (kind[i] != Kind::kXnn) continue;
-    if (segments.empty() || [&] {  // a folded op in between does not cut; an island does
-          for (int j = segments.back().back() + 1; j < i; ++j) {
-            if (kind[j] == Kind::kIsland) return true;
-          }
-          return false;
-        }()) {
-      segments.emplace_back();
-    }
-    segments.back().push_back(i);
+  for (const auto& [at, c] : chains) {
+    need_buffer(c.in);
+    need_buffer(c.residual);
+    need_buffer(c.out);
   }
   for (const auto& seg : segments) {
     const std::set<int> in_seg(seg.begin(), seg.end());
@@ -186,7 +485,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (!info.IsConstant(t)) continue;
     if (!buf) return absl::ResourceExhaustedError("out of memory for a constant");
     ASSIGN_OR_RETURN(std::vector<float> v, info.ConstantAsFloat(t));
-    std::memcpy(buf.get(), v.data(), v.size() * sizeof(float));
+    std::memcpy(buf, v.data(), v.size() * sizeof(float));
   }
   for (auto& [t, buf] : buffers_) {
     if (!buf) {
@@ -198,7 +497,12 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   // Pass 2: define the segments, prepare the islands, in execution order.
   size_t next_segment = 0;
   for (int i = 0; i < num_ops; ++i) {
-    if (kind[i] == Kind::kIsland) {
+    if (kind[i] == Kind::kOwn) {
+      auto c = chains.find(i);
+      if (c == chains.end()) continue;  // absorbed by a chain that runs later
+      ASSIGN_OR_RETURN(reference::Kernel k, PrepareOwnKernel(info, c->second));
+      steps_.push_back(Step{nullptr, std::move(k), c->second.conv});
+    } else if (kind[i] == Kind::kIsland) {
       std::vector<void*> addr(num_tensors, nullptr);
       for (const auto* list : {&graph.ops[i].inputs, &graph.ops[i].outputs}) {
         for (int t : *list) {
@@ -209,7 +513,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
         }
       }
       ASSIGN_OR_RETURN(reference::Kernel k, reference::PrepareKernel(graph, i, addr));
-      steps_.push_back(Step{nullptr, std::move(k)});
+      steps_.push_back(Step{nullptr, std::move(k), i});
     } else if (next_segment < segments.size() && segments[next_segment].front() == i) {
       RETURN_IF_ERROR(BuildSegment(info, segments[next_segment], consumers, kind, failed_op));
       ++next_segment;
@@ -230,6 +534,79 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo& info,
+                                                                 const OwnChain& c) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[c.conv];
+  pthreadpool_t pool = pool_;
+  if (op.type == ir::OpType::kDepthwiseConv2D) {
+    DepthwiseShape shape;
+    if (!OwnDepthwiseShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
+    std::vector<float> bias;
+    if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+      ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
+    }
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &lo, &hi);
+    auto conv = std::make_shared<const DepthwiseConv>(shape, weights.data(),
+                                                      bias.empty() ? nullptr : bias.data(), lo, hi);
+    auto task = std::make_shared<DepthwiseTask>(
+        DepthwiseTask{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
+                      static_cast<float*>(TensorAddress(c.out))});
+    if (!task->in || !task->out) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    }
+    return reference::Kernel([conv, task, pool] {
+      if (pool) {
+        pthreadpool_parallelize_1d(pool, RunDepthwiseRow, task.get(), conv->shape().out_h, 0);
+      } else {
+        conv->Run(task->in, task->out, 0, conv->shape().out_h);
+      }
+    });
+  }
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const int n = f[0], k = f[3];
+  ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
+  std::vector<float> bias;
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+    ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
+  }
+  float lo, hi;
+  ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+  auto conv = std::make_shared<PointwiseConv>(k, n, weights.data(),
+                                              bias.empty() ? nullptr : bias.data(), lo, hi);
+  if (c.add >= 0) {
+    float alo, ahi;
+    ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+    conv->SetResidualAdd(alo, ahi, c.residual_channels);
+  }
+  if (c.prelu >= 0) {
+    ASSIGN_OR_RETURN(std::vector<float> slope, info.ConstantAsFloat(g.ops[c.prelu].inputs[1]));
+    conv->SetPrelu(slope.data());
+  }
+  const size_t rows = static_cast<size_t>(g.tensors[op.inputs[0]].num_elements()) / k;
+  auto task = std::make_shared<PointwiseTask>(PointwiseTask{
+      conv.get(), static_cast<const float*>(TensorAddress(c.in)),
+      c.residual >= 0 ? static_cast<const float*>(TensorAddress(c.residual)) : nullptr,
+      static_cast<float*>(TensorAddress(c.out)), rows});
+  if (!task->in || !task->out || (c.residual >= 0 && !task->residual)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  }
+  return reference::Kernel([conv, task, pool] {
+    if (pool) {
+      pthreadpool_parallelize_2d(
+          pool, RunPointwiseTask, task.get(),
+          (task->rows + PointwiseConv::kTileRows - 1) / PointwiseConv::kTileRows,
+          task->conv->blocks(), 0);
+    } else {
+      task->conv->Run(task->in, task->residual, task->out, 0, task->rows);
+    }
+  });
 }
 
 absl::Status XnnpackModel::BuildSegment(const GraphInfo& info, const std::vector<int>& ops,
@@ -284,7 +661,7 @@ absl::Status XnnpackModel::BuildSegment(const GraphInfo& info, const std::vector
                                             graph.OpLabel(ops.front()), "..",
                                             graph.OpLabel(ops.back()), ": ", XnnStatusName(st)));
   }
-  steps_.push_back(Step{runtime, nullptr});
+  steps_.push_back(Step{runtime, nullptr, ops.front()});
   // The buffers never move, so the runtime is set up once.
   st = xnn_setup_runtime(runtime, bindings.size(), bindings.data());
   if (st != xnn_status_success) {

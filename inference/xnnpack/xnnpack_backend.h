@@ -6,6 +6,22 @@
 // between. Tensors crossing a cut live in buffers owned by the compiled model;
 // everything inside a run is XNNPACK's business. Threads come from one
 // pthreadpool per compiled model (BackendOptions::num_threads).
+//
+// Speed (issue 4): on CPUs with AVX-512F some ops run on our own kernels
+// instead of XNNPACK 2022's, with the same float operations in the same order
+// (outputs bit-identical to the all-XNNPACK path):
+//  - 1x1 stride-1 CONV_2D on a 7x32-tile GEMM (pointwise_conv.h; XNNPACK 2022
+//    has only 7x16), absorbing the ADD of a residual after it (also one
+//    zero-padded on channels by a PAD, BlazeFace style) and a PRELU after
+//    that when they are the only consumers: one pass instead of up to four;
+//  - 3x3 / 5x5 stride-1 DEPTHWISE_CONV_2D with <= 32 channels
+//    (depthwise_conv.h), absorbing a spatial PAD in front.
+// They cut the XNNPACK runs like islands. SLUICE_XNNPACK_OWN_GEMM=0 turns all
+// this off (for A/B timings). Cut buffers share one arena planned by liveness
+// (planner.h), each segment's external values held live over the whole
+// segment (XNNPACK fuses a PAD into the convolution after it, moving the
+// PAD's read). BackendOptions::profile_ops builds one step per op and times
+// each (`sluice bench-model --per-op`).
 #ifndef SLUICE_INFERENCE_XNNPACK_XNNPACK_BACKEND_H_
 #define SLUICE_INFERENCE_XNNPACK_XNNPACK_BACKEND_H_
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "inference/reference/reference_kernels.h"
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
+#include "inference/xnnpack/pointwise_conv.h"
 
 namespace sluice::inference::xnn {
 namespace {
@@ -128,6 +130,72 @@ TEST(XnnpackBackendTest, ThreadCountDoesNotChangeResults) {
   auto xnn = CreateXnnpackBackend();
   const std::vector<float> x = testing::RandomFloats(75, -1, 1, 5);
   ExpectNear(RunOn(*xnn, g, {x}, 2), RunOn(*xnn, g, {x}, 1), 1e-6f);
+}
+
+// BlazeBlock tail: x -> PAD -> DEPTHWISE 3x3 -> CONV 1x1 (45 ch) -> ADD(residual
+// r zero-padded from 40 to 45 channels by a PAD) -> PRELU, plus a CONV 1x1 -> PRELU and a CONV 1x1
+// read twice (not absorbed): the xnnpack backend runs the 1x1 convolutions on its own kernel and
+// folds the ADD and PRELU into them where it can (pointwise_conv.h).
+ir::Graph PointwiseChainGraph() {
+  GraphBuilder b("pointwise_chain");
+  const int x = b.Input({1, 5, 7, 19});
+  const int r40 = b.Input({1, 5, 7, 40});
+  const int r = b.Tensor({1, 5, 7, 45});
+  b.Op(OpType::kPad, {r40, b.ConstInt({4, 2}, {0, 0, 0, 0, 0, 0, 0, 5})}, {r});
+  // Explicit spatial PAD + VALID depthwise (absorbed into our depthwise).
+  const int xp = b.Tensor({1, 7, 9, 19});
+  b.Op(OpType::kPad, {x, b.ConstInt({4, 2}, {0, 0, 1, 1, 1, 1, 0, 0})}, {xp});
+  const int dw = b.Tensor({1, 5, 7, 19});
+  ir::DepthwiseConv2DOptions d;
+  d.padding = ir::Padding::kValid;
+  b.Op(OpType::kDepthwiseConv2D,
+       {xp, b.Const({1, 3, 3, 19}, testing::RandomFloats(171, -1, 1, 21)), -1}, {dw}, d);
+  const int c1 = b.Tensor({1, 5, 7, 45});
+  b.Op(OpType::kConv2D,
+       {dw, b.Const({45, 1, 1, 19}, testing::RandomFloats(45 * 19, -1, 1, 22)),
+        b.Const({45}, testing::RandomFloats(45, -1, 1, 23))},
+       {c1}, ir::Conv2DOptions{});
+  const int sum = b.Tensor({1, 5, 7, 45});
+  ir::BinaryOptions ao;
+  ao.activation = ir::Activation::kRelu6;
+  b.Op(OpType::kAdd, {r, c1}, {sum}, ao);
+  const int p1 = b.Tensor({1, 5, 7, 45});
+  b.Op(OpType::kPrelu, {sum, b.Const({1, 1, 45}, testing::RandomFloats(45, -1, 1, 24))}, {p1});
+  // CONV 1x1 -> PRELU, no ADD.
+  const int c2 = b.Tensor({1, 5, 7, 16});
+  b.Op(OpType::kConv2D, {p1, b.Const({16, 1, 1, 45}, testing::RandomFloats(720, -1, 1, 25)), -1},
+       {c2}, ir::Conv2DOptions{});
+  const int p2 = b.Tensor({1, 5, 7, 16});
+  b.Op(OpType::kPrelu, {c2, b.Const({16}, testing::RandomFloats(16, -1, 1, 26))}, {p2});
+  // A CONV 1x1 whose output two ops read: nothing to absorb.
+  const int c3 = b.Tensor({1, 5, 7, 16});
+  b.Op(OpType::kConv2D, {p2, b.Const({16, 1, 1, 16}, testing::RandomFloats(256, -1, 1, 27)), -1},
+       {c3}, ir::Conv2DOptions{});
+  const int out = b.Tensor({1, 5, 7, 16});
+  b.Op(OpType::kAdd, {c3, c3}, {out}, ir::BinaryOptions{});
+  b.Output(out);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, FusedPointwiseChainsMatchReference) {
+  const ir::Graph g = PointwiseChainGraph();
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<float> x = testing::RandomFloats(5 * 7 * 19, -1, 1, 31);
+  const std::vector<float> r = testing::RandomFloats(5 * 7 * 40, -1, 1, 32);
+  const std::vector<float> want = RunOn(*ref, g, {x, r});
+  ExpectNear(RunOn(*xnn, g, {x, r}, 1), want, 1e-5f);
+  ExpectNear(RunOn(*xnn, g, {x, r}, 2), want, 1e-5f);
+  // Profiled, every op is its own step, except what the chains absorbed:
+  // PAD+DEPTHWISE, CONV+PAD+ADD+PRELU, CONV+PRELU, CONV, ADD.
+  if (PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM")) {
+    BackendOptions o;
+    o.profile_ops = true;
+    auto m = xnn->Compile(g, o);
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_TRUE((*m)->Invoke().ok());
+    EXPECT_EQ((*m)->OpTimes().size(), 5u);
+  }
 }
 
 TEST(XnnpackBackendTest, RejectsBadThreadCount) {

@@ -1,0 +1,155 @@
+#include "inference/xnnpack/depthwise_conv.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "inference/xnnpack/pointwise_conv.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SLUICE_DEPTHWISE_AVX512 1
+#else
+#define SLUICE_DEPTHWISE_AVX512 0
+#endif
+
+namespace sluice::inference::xnn {
+namespace {
+
+constexpr int kGroup = 16;  // channels per zmm register
+
+#if SLUICE_DEPTHWISE_AVX512
+// An output pixel near the border: taps outside the image are skipped.
+template <int K>
+__attribute__((target("avx512f"))) void Edge(const DepthwiseShape& s, int x, int ky_lo, int ky_hi,
+                                             const float* const* rows, const __m512* w, __m512 bias,
+                                             __m512 lo, __m512 hi, __mmask16 mask, float* o) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const int ix0 = x * s.stride_w - s.pad_left;
+  __m512 acc = bias;
+  for (int kx = 0; kx < K; ++kx) {
+    const int ix = ix0 + kx;
+    if (ix < 0 || ix >= s.in_w) continue;
+    for (int ky = ky_lo; ky < ky_hi; ++ky) {
+      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, rows[ky] + static_cast<size_t>(ix) * c),
+                            w[ky * K + kx], acc);
+    }
+  }
+  _mm512_mask_storeu_ps(o + static_cast<size_t>(x) * c, mask,
+                        _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
+}
+
+// One output row `y`, all channels. Inside the image (every tap in range) the
+// row is walked in blocks of kBlock pixels; per block and 16-channel group the
+// K*K weights are loaded into registers once, and consecutive groups read
+// consecutive memory (NHWC), which the prefetchers follow.
+constexpr int kBlock = 8;
+template <int K>
+__attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
+                                            float out_min, float out_max, const float* in,
+                                            float* out, int y) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const int groups = (s.channels + kGroup - 1) / kGroup;
+  const __m512 lo = _mm512_set1_ps(out_min), hi = _mm512_set1_ps(out_max);
+  const int iy0 = y * s.stride_h - s.pad_top;
+  const int ky_lo = std::max(0, -iy0), ky_hi = std::min(K, s.in_h - iy0);
+  const float* rows0[K];
+#pragma GCC unroll 8
+  for (int ky = 0; ky < K; ++ky) {
+    const int iy = std::min(std::max(iy0 + ky, 0), s.in_h - 1);  // clamped; unused if out
+    rows0[ky] = in + static_cast<size_t>(iy) * s.in_w * c;
+  }
+  float* o0 = out + static_cast<size_t>(y) * s.out_w * c;
+  const bool full_rows = ky_lo == 0 && ky_hi == K;
+  // Output columns whose taps are all inside the image horizontally.
+  const int x_lo = std::min(s.out_w, (s.pad_left + s.stride_w - 1) / s.stride_w);
+  const int room = s.in_w - K + s.pad_left;
+  const int x_hi =
+      !full_rows || room < 0 ? x_lo : std::max(x_lo, std::min(s.out_w, room / s.stride_w + 1));
+  for (int g = 0; g < groups; ++g) {
+    const int left = s.channels - g * kGroup;
+    const __mmask16 mask = static_cast<__mmask16>(left >= kGroup ? 0xffffu : ((1u << left) - 1));
+    const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
+    const __m512 bias = _mm512_load_ps(wp);
+    __m512 w[K * K];
+#pragma GCC unroll 32
+    for (int t = 0; t < K * K; ++t) w[t] = _mm512_load_ps(wp + kGroup * (t + 1));
+    const float* rows[K];
+#pragma GCC unroll 8
+    for (int ky = 0; ky < K; ++ky) rows[ky] = rows0[ky] + static_cast<size_t>(g) * kGroup;
+    float* o = o0 + static_cast<size_t>(g) * kGroup;
+    for (int x = 0; x < x_lo; ++x) Edge<K>(s, x, ky_lo, ky_hi, rows, w, bias, lo, hi, mask, o);
+    for (int x = x_hi == x_lo ? x_lo : x_hi; x < s.out_w; ++x) {
+      Edge<K>(s, x, ky_lo, ky_hi, rows, w, bias, lo, hi, mask, o);
+    }
+  }
+  // The interior, block by block.
+  for (int xb = x_lo; xb < x_hi; xb += kBlock) {
+    const int xe = std::min(x_hi, xb + kBlock);
+    for (int g = 0; g < groups; ++g) {
+      const int left = s.channels - g * kGroup;
+      const __mmask16 mask = static_cast<__mmask16>(left >= kGroup ? 0xffffu : ((1u << left) - 1));
+      const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
+      const __m512 bias = _mm512_load_ps(wp);
+      __m512 w[K * K];
+#pragma GCC unroll 32
+      for (int t = 0; t < K * K; ++t) w[t] = _mm512_load_ps(wp + kGroup * (t + 1));
+      const size_t gofs = static_cast<size_t>(g) * kGroup;
+      for (int x = xb; x < xe; ++x) {
+        const size_t off = static_cast<size_t>(x * s.stride_w - s.pad_left) * c + gofs;
+        __m512 acc = bias;
+        // Taps column by column (kx outer), XNNPACK's order: same sums.
+#pragma GCC unroll 8
+        for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+          for (int ky = 0; ky < K; ++ky) {
+            acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, rows0[ky] + off + kx * c),
+                                  w[ky * K + kx], acc);
+          }
+        }
+        _mm512_mask_storeu_ps(o0 + static_cast<size_t>(x) * c + gofs, mask,
+                              _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
+      }
+    }
+  }
+}
+#endif
+
+}  // namespace
+
+bool DepthwiseConv::Supports(const DepthwiseShape& s) {
+  return PointwiseConvAvailable() && (s.kernel == 3 || s.kernel == 5) && s.channels > 0 &&
+         s.stride_h >= 1 && s.stride_w >= 1 && s.pad_top >= 0 && s.pad_left >= 0 &&
+         s.pad_top < s.kernel && s.pad_left < s.kernel && s.out_h > 0 && s.out_w > 0;
+}
+
+DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, const float* bias,
+                             float out_min, float out_max)
+    : s_(s), min_(out_min), max_(out_max) {
+  const int groups = (s.channels + kGroup - 1) / kGroup;
+  const int taps = s.kernel * s.kernel;
+  const size_t group_floats = static_cast<size_t>(kGroup) * (taps + 1);
+  storage_.assign(groups * group_floats + 16, 0.0f);
+  const uintptr_t p = reinterpret_cast<uintptr_t>(storage_.data());
+  packed_ = reinterpret_cast<float*>((p + 63) & ~uintptr_t{63});
+  for (int ch = 0; ch < s.channels; ++ch) {
+    float* dst = packed_ + (ch / kGroup) * group_floats + ch % kGroup;
+    dst[0] = bias ? bias[ch] : 0.0f;
+    for (int t = 0; t < taps; ++t) dst[kGroup * (t + 1)] = weights[t * s.channels + ch];
+  }
+}
+
+void DepthwiseConv::Run(const float* in, float* out, int row_begin, int row_end) const {
+#if SLUICE_DEPTHWISE_AVX512
+  for (int y = row_begin; y < row_end; ++y) {
+    if (s_.kernel == 3) {
+      Row<3>(s_, packed_, min_, max_, in, out, y);
+    } else {
+      Row<5>(s_, packed_, min_, max_, in, out, y);
+    }
+  }
+#else
+  (void)in, (void)out, (void)row_begin, (void)row_end;
+#endif
+}
+
+}  // namespace sluice::inference::xnn

@@ -1,0 +1,45 @@
+// Our own AVX-512 kernel for 3x3 and 5x5 depthwise convolutions (multiplier
+// 1, any stride, explicit padding), for the xnnpack backend. XNNPACK 2022's
+// depthwise kernels load every tap's input through an indirection buffer and
+// every tap's weights from memory for each output pixel; this one keeps a
+// 16-channel group's K*K weights in registers and walks an output row, so an
+// output costs K*K input loads and FMAs. Same float operations in the same
+// order as XNNPACK's (bias first, taps column by column, then clamp), so the
+// same sums (taps in the padding are skipped where XNNPACK adds 0 * w).
+#ifndef SLUICE_INFERENCE_XNNPACK_DEPTHWISE_CONV_H_
+#define SLUICE_INFERENCE_XNNPACK_DEPTHWISE_CONV_H_
+
+#include <cstddef>
+#include <vector>
+
+namespace sluice::inference::xnn {
+
+struct DepthwiseShape {
+  int in_h = 0, in_w = 0, channels = 0;
+  int out_h = 0, out_w = 0;
+  int kernel = 3;  // 3 or 5 (square)
+  int stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0;
+};
+
+class DepthwiseConv {
+ public:
+  // True when the kernel handles this shape on this CPU (AVX-512F).
+  static bool Supports(const DepthwiseShape& s);
+  // `weights`: [1, K, K, C] (TFLite); `bias`: C floats or nullptr.
+  DepthwiseConv(const DepthwiseShape& s, const float* weights, const float* bias, float out_min,
+                float out_max);
+  const DepthwiseShape& shape() const { return s_; }
+  // Output rows [row_begin, row_end) of one image (batch 1).
+  void Run(const float* in, float* out, int row_begin, int row_end) const;
+
+ private:
+  DepthwiseShape s_;
+  float min_, max_;
+  std::vector<float> storage_;
+  float* packed_ = nullptr;  // per 16-channel group: 16 biases, then K*K x 16 weights
+};
+
+}  // namespace sluice::inference::xnn
+
+#endif  // SLUICE_INFERENCE_XNNPACK_DEPTHWISE_CONV_H_

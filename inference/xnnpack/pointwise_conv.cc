@@ -1,0 +1,197 @@
+#include "inference/xnnpack/pointwise_conv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SLUICE_POINTWISE_AVX512 1
+#else
+#define SLUICE_POINTWISE_AVX512 0
+#endif
+
+namespace sluice::inference::xnn {
+namespace {
+
+constexpr int kNr = PointwiseConv::kBlockChannels;  // two zmm registers
+constexpr int kMr = PointwiseConv::kTileRows;
+
+float* Align64(std::vector<float>& v) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
+  return reinterpret_cast<float*>((p + 63) & ~uintptr_t{63});
+}
+
+#if SLUICE_POINTWISE_AVX512
+struct Epilogue {
+  float min, max;                   // the convolution's clamp
+  const float* residual = nullptr;  // tile origin in the residual, or null
+  size_t residual_stride = 0;
+  __mmask16 residual_mask[2] = {0, 0};  // its channels in this block (the rest are 0)
+  float add_min = 0, add_max = 0;
+  const float* slope = nullptr;  // 32 slopes of this block, or null
+};
+
+// One tile: up to kMr rows x one block of kRegs * 16 channels. `w` = 32
+// biases then K rows of 32 weights. Rows past `mr` alias the last real row
+// (computed, stored with the same values), as XNNPACK's kernels do. Two
+// instantiations: a full 32-channel block and a last block of <= 16.
+template <int kRegs>
+__attribute__((target("avx512f"))) void Tile(size_t mr, size_t k, const float* a, size_t a_stride,
+                                             const float* w, float* c, size_t c_stride,
+                                             __mmask16 mask0, __mmask16 mask1, const Epilogue& e) {
+  const float* ap[kMr];
+  ap[0] = a;
+  for (int r = 1; r < kMr; ++r)
+    ap[r] = static_cast<size_t>(r) < mr ? ap[r - 1] + a_stride : ap[r - 1];
+  const float* a0 = ap[0];
+  const float* a1 = ap[1];
+  const float* a2 = ap[2];
+  const float* a3 = ap[3];
+  const float* a4 = ap[4];
+  const float* a5 = ap[5];
+  const float* a6 = ap[6];
+  __m512 acc[kMr][kRegs];
+#pragma GCC unroll 16
+  for (int j = 0; j < kRegs; ++j) {
+    const __m512 b = _mm512_load_ps(w + 16 * j);
+#pragma GCC unroll 16
+    for (int r = 0; r < kMr; ++r) acc[r][j] = b;
+  }
+  w += kNr;
+  for (size_t i = 0; i < k; ++i) {
+    __m512 wv[kRegs];
+#pragma GCC unroll 16
+    for (int j = 0; j < kRegs; ++j) wv[j] = _mm512_load_ps(w + 16 * j);
+    w += kNr;
+#define SLUICE_ROW(r, ar)                                                \
+  {                                                                      \
+    const __m512 b = _mm512_set1_ps(ar[i]);                              \
+    _Pragma("GCC unroll 16") for (int j = 0; j < kRegs; ++j) acc[r][j] = \
+        _mm512_fmadd_ps(b, wv[j], acc[r][j]);                            \
+  }
+    SLUICE_ROW(0, a0)
+    SLUICE_ROW(1, a1)
+    SLUICE_ROW(2, a2)
+    SLUICE_ROW(3, a3)
+    SLUICE_ROW(4, a4)
+    SLUICE_ROW(5, a5)
+    SLUICE_ROW(6, a6)
+#undef SLUICE_ROW
+  }
+  const __m512 lo = _mm512_set1_ps(e.min), hi = _mm512_set1_ps(e.max);
+  const __m512 alo = _mm512_set1_ps(e.add_min), ahi = _mm512_set1_ps(e.add_max);
+  const __mmask16 masks[2] = {mask0, mask1};
+  // Highest row first: aliased rows end with the real row's values.
+#pragma GCC unroll 16
+  for (int r = kMr - 1; r >= 0; --r) {
+    const size_t row = static_cast<size_t>(r) < mr ? r : mr - 1;
+    float* cr = c + row * c_stride;
+#pragma GCC unroll 16
+    for (int j = 0; j < kRegs; ++j) {
+      __m512 v = _mm512_min_ps(_mm512_max_ps(acc[r][j], lo), hi);
+      if (e.residual) {
+        const float* rr = e.residual + row * e.residual_stride + 16 * j;
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(e.residual_mask[j], rr));
+        v = _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
+      }
+      if (e.slope) {
+        // By the sign bit, as XNNPACK's PRELU (-0.0 included).
+        const __mmask16 neg =
+            _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+        v = _mm512_mask_mul_ps(v, neg, v, _mm512_load_ps(e.slope + 16 * j));
+      }
+      _mm512_mask_storeu_ps(cr + 16 * j, masks[j], v);
+    }
+  }
+}
+#endif
+
+}  // namespace
+
+bool PointwiseConvAvailable() {
+#if SLUICE_POINTWISE_AVX512
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+#else
+  return false;
+#endif
+}
+
+PointwiseConv::PointwiseConv(int k, int n, const float* weights, const float* bias, float out_min,
+                             float out_max)
+    : k_(k), n_(n), min_(out_min), max_(out_max) {
+  const size_t blocks = (static_cast<size_t>(n) + kNr - 1) / kNr;
+  const size_t block_floats = static_cast<size_t>(kNr) * (k + 1);
+  storage_.assign(blocks * block_floats + 16, 0.0f);
+  packed_ = Align64(storage_);
+  for (size_t blk = 0; blk < blocks; ++blk) {
+    float* dst = packed_ + blk * block_floats;
+    for (int j = 0; j < kNr; ++j) {
+      const size_t o = blk * kNr + j;
+      if (o >= static_cast<size_t>(n)) break;
+      dst[j] = bias ? bias[o] : 0.0f;
+      for (int i = 0; i < k; ++i) dst[kNr * (i + 1) + j] = weights[o * k + i];
+    }
+  }
+}
+
+void PointwiseConv::SetResidualAdd(float add_min, float add_max, int residual_channels) {
+  has_residual_ = true;
+  residual_channels_ = residual_channels > 0 ? std::min(residual_channels, n_) : n_;
+  add_min_ = add_min;
+  add_max_ = add_max;
+}
+
+void PointwiseConv::SetPrelu(const float* slope) {
+  const size_t padded = (static_cast<size_t>(n_) + kNr - 1) / kNr * kNr;
+  slope_storage_.assign(padded + 16, 0.0f);
+  slope_ = Align64(slope_storage_);
+  std::memcpy(slope_, slope, static_cast<size_t>(n_) * sizeof(float));
+  has_prelu_ = true;
+}
+
+void PointwiseConv::Run(const float* in, const float* residual, float* out, size_t row_begin,
+                        size_t row_end, size_t block_begin, size_t block_end) const {
+#if SLUICE_POINTWISE_AVX512
+  const size_t blocks = std::min(block_end, (static_cast<size_t>(n_) + kNr - 1) / kNr);
+  const size_t block_floats = static_cast<size_t>(kNr) * (k_ + 1);
+  Epilogue e;
+  e.min = min_, e.max = max_;
+  e.add_min = add_min_, e.add_max = add_max_;
+  e.residual_stride = residual_channels_;
+  // Rows outer, channel blocks inner: the rows' inputs stay in L1 while every
+  // block of weights (in L2) passes over them, and outputs are written in order.
+  for (size_t r = row_begin; r < row_end; r += kMr) {
+    const size_t mr = std::min<size_t>(kMr, row_end - r);
+    for (size_t blk = block_begin; blk < blocks; ++blk) {
+      const int left = n_ - static_cast<int>(blk) * kNr;
+      const int n0 = std::min(left, 16), n1 = std::max(0, std::min(left - 16, 16));
+      const __mmask16 m0 = static_cast<__mmask16>((1u << n0) - 1);
+      const __mmask16 m1 = static_cast<__mmask16>((1u << n1) - 1);
+      const float* w = packed_ + blk * block_floats;
+      const size_t origin = r * n_ + blk * kNr;
+      if (has_residual_) {
+        e.residual = residual + r * residual_channels_ + blk * kNr;
+        for (int j = 0; j < 2; ++j) {
+          const int have =
+              std::max(0, std::min(16, residual_channels_ - static_cast<int>(blk) * kNr - 16 * j));
+          e.residual_mask[j] = static_cast<__mmask16>((1u << have) - 1);
+        }
+      } else {
+        e.residual = nullptr;
+      }
+      e.slope = has_prelu_ ? slope_ + blk * kNr : nullptr;
+      if (n1 == 0) {
+        Tile<1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+      } else {
+        Tile<2>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+      }
+    }
+  }
+#else
+  (void)in, (void)residual, (void)out, (void)row_begin, (void)row_end, (void)block_begin,
+      (void)block_end;
+#endif
+}
+
+}  // namespace sluice::inference::xnn

@@ -1,0 +1,68 @@
+// Our own AVX-512 kernel for 1x1, stride-1 convolutions: a GEMM
+// [M, K] x [K, N] + bias, clamped, on 7x32 register tiles, with an optional
+// epilogue that adds a residual tensor (the ADD after the convolution, clamped
+// by its activation) and applies a per-channel PRELU, so that a
+// CONV_2D 1x1 -> ADD -> PRELU chain is one pass over memory instead of three.
+//
+// Why: Debian's libxnnpack (2022) only has a 7x16 AVX-512 GEMM tile, bound by
+// loads (8 loads per 7 FMAs) and by FMA latency (7 independent accumulators
+// for 2 FMA ports x 4 cycles); a 7x32 tile does 14 FMAs per 9 loads with 14
+// accumulators. The float operations and their order are XNNPACK's (bias as
+// the initial sum, taps in input-channel order, clamp, then the ADD, then
+// PRELU), so results are the same bits as the unfused XNNPACK nodes.
+// Selected at run time on CPUs with AVX-512F; elsewhere the ops stay with
+// XNNPACK (PointwiseConvAvailable() is false).
+#ifndef SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
+#define SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sluice::inference::xnn {
+
+// True when this CPU (and this build) has the AVX-512 kernel.
+bool PointwiseConvAvailable();
+
+class PointwiseConv {
+ public:
+  // `weights`: [N, K] row-major (TFLite's OHWI with H = W = 1); `bias`: N
+  // floats or nullptr; the output is clamped to [out_min, out_max].
+  PointwiseConv(int k, int n, const float* weights, const float* bias, float out_min,
+                float out_max);
+  // Epilogue: out = clamp(out + residual, add_min, add_max), residual of the
+  // output's shape (passed to Run) except that it may have fewer channels
+  // (`residual_channels`, rows of that many floats): the ADD of a residual
+  // zero-padded on channels (BlazeFace blocks: PAD + ADD), without the PAD.
+  void SetResidualAdd(float add_min, float add_max, int residual_channels = 0);
+  // Epilogue, last: out = out < 0 ? out * slope[c] : out (N slopes).
+  void SetPrelu(const float* slope);
+
+  int k() const { return k_; }
+  int n() const { return n_; }
+  // Rows [row_begin, row_end) of out[m, :] (rows of K and N floats), output
+  // channel blocks of 32 [block_begin, block_end) (default: all);
+  // `residual` is read iff SetResidualAdd was called.
+  void Run(const float* in, const float* residual, float* out, size_t row_begin, size_t row_end,
+           size_t block_begin = 0, size_t block_end = SIZE_MAX) const;
+  // Output channels per block and rows per tile (for splitting across threads).
+  static constexpr int kBlockChannels = 32;
+  static constexpr int kTileRows = 7;
+  size_t blocks() const { return (static_cast<size_t>(n_) + kBlockChannels - 1) / kBlockChannels; }
+
+ private:
+  int k_, n_;
+  float min_, max_;
+  bool has_residual_ = false, has_prelu_ = false;
+  float add_min_ = 0, add_max_ = 0;
+  int residual_channels_ = 0;
+  std::vector<float> storage_;
+  float* packed_ = nullptr;  // 64-byte aligned in storage_: per 32-channel block,
+                             // 32 biases then K rows of 32 weights (zero-padded)
+  std::vector<float> slope_storage_;
+  float* slope_ = nullptr;  // 64-byte aligned, padded to whole blocks
+};
+
+}  // namespace sluice::inference::xnn
+
+#endif  // SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
