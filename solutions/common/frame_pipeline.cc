@@ -261,8 +261,9 @@ absl::Status ValidateDevice(const std::string& device) {
     const inference::Backend* cuda = inference::FindBackend("cuda");
     if (cuda == nullptr) {
       return absl::FailedPreconditionError(
-          "device cuda: this build has no CUDA backend (configure with the CUDA toolkit, "
-          "-DSLUICE_CUDA=ON); use --device cpu or auto");
+          "device cuda: no CUDA backend for inference in this build (Sluice's CUDA inference "
+          "backend is not implemented yet; the CUDA image layer alone cannot run a solution); "
+          "use --device cpu or auto");
     }
     if (!cuda->IsAvailable()) {
       return absl::FailedPreconditionError(
