@@ -186,14 +186,40 @@ struct PointwiseTask {
   const float* residual;
   float* out;
   size_t rows;
+  size_t chunk_rows = PointwiseConv::kTileRows;  // rows per task, whole tiles
+  size_t chunks = 0;                             // ceil(rows / chunk_rows)
 };
-// With threads: one task per tile of rows and 32-channel block, as XNNPACK
+// With threads: one task per chunk of rows and 32-channel block, as XNNPACK
 // splits its GEMMs (rows alone leave threads idle on 7x7 layers).
-void RunPointwiseTask(void* context, size_t tile, size_t block) {
+void RunPointwiseTask(void* context, size_t chunk, size_t block) {
   const auto* t = static_cast<const PointwiseTask*>(context);
-  const size_t begin = tile * PointwiseConv::kTileRows;
-  t->conv->Run(t->in, t->residual, t->out, begin,
-               std::min(t->rows, begin + PointwiseConv::kTileRows), block, block + 1);
+  const size_t begin = chunk * t->chunk_rows;
+  t->conv->Run(t->in, t->residual, t->out, begin, std::min(t->rows, begin + t->chunk_rows),
+               block, block + 1);
+}
+// Rows per task: one 7-row tile of a 32-channel block is only 7 * 32 * K
+// multiply-adds (~100 cycles for K = 16), comparable to pthreadpool's cost
+// per task, so with a small K a task takes several tiles, enough for
+// MinTaskMacs(), while every thread still gets >= kMinTasksPerThread tasks
+// (work stealing balances the rest).
+// SLUICE_XNNPACK_TASK_MACS overrides the 32 Ki default (0: one tile per task, as
+// before; for A/B timings).
+size_t MinTaskMacs() {
+  static const size_t v = [] {
+    const char* e = std::getenv("SLUICE_XNNPACK_TASK_MACS");
+    return e && *e ? static_cast<size_t>(std::strtoull(e, nullptr, 10)) : size_t{32 * 1024};
+  }();
+  return v;
+}
+constexpr size_t kMinTasksPerThread = 16;
+size_t PointwiseChunkRows(size_t rows, size_t k, size_t blocks, size_t threads) {
+  constexpr size_t kTile = PointwiseConv::kTileRows;
+  const size_t tiles = (rows + kTile - 1) / kTile;
+  const size_t tile_macs = kTile * PointwiseConv::kBlockChannels * std::max<size_t>(k, 1);
+  size_t per = (MinTaskMacs() + tile_macs - 1) / tile_macs;
+  const size_t most = tiles * blocks / (kMinTasksPerThread * std::max<size_t>(threads, 1));
+  per = std::max<size_t>(1, std::min(per, most));
+  return per * kTile;
 }
 
 // One step of the execution plan: an XNNPACK runtime or an island kernel.
@@ -594,15 +620,18 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
       conv.get(), static_cast<const float*>(TensorAddress(c.in)),
       c.residual >= 0 ? static_cast<const float*>(TensorAddress(c.residual)) : nullptr,
       static_cast<float*>(TensorAddress(c.out)), rows});
+  if (pool) {
+    task->chunk_rows =
+        PointwiseChunkRows(rows, k, conv->blocks(), pthreadpool_get_threads_count(pool));
+    task->chunks = (rows + task->chunk_rows - 1) / task->chunk_rows;
+  }
   if (!task->in || !task->out || (c.residual >= 0 && !task->residual)) {
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
   }
   return reference::Kernel([conv, task, pool] {
     if (pool) {
-      pthreadpool_parallelize_2d(
-          pool, RunPointwiseTask, task.get(),
-          (task->rows + PointwiseConv::kTileRows - 1) / PointwiseConv::kTileRows,
-          task->conv->blocks(), 0);
+      pthreadpool_parallelize_2d(pool, RunPointwiseTask, task.get(), task->chunks,
+                                 task->conv->blocks(), 0);
     } else {
       task->conv->Run(task->in, task->residual, task->out, 0, task->rows);
     }
