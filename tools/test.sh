@@ -17,6 +17,11 @@ if [ -n "$san" ]; then cmake_args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo); fi
 # CI builds one CUDA architecture to keep the build short.
 if [ "${CI:-}" = "true" ]; then cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES=75); fi
 
+# TSan: uninstrumented system libraries whose synchronisation TSan cannot see.
+if [ "$san" = "thread" ]; then
+  export TSAN_OPTIONS="suppressions=$PWD/tools/tsan_suppressions.txt ${TSAN_OPTIONS:-}"
+fi
+
 cmake "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs" ${SLUICE_CTEST_ARGS:-}

@@ -170,6 +170,28 @@ int ChannelPadAfter(const ir::Graph& g, int op_index) {
   return v[7] > 0 ? v[7] : 0;
 }
 
+// Debian's libpthreadpool is not built with ThreadSanitizer, so TSan cannot
+// see the ordering its dispatch guarantees (the caller's writes happen before
+// every task; every task's writes happen before parallelize returns). The own
+// kernels below run instrumented inside that pool, so the ordering is stated
+// with TSan's annotations on the task object (no-ops in other builds).
+#if defined(__SANITIZE_THREAD__)
+#define SLUICE_XNN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SLUICE_XNN_TSAN 1
+#endif
+#endif
+#if SLUICE_XNN_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+void PoolHandOff(const void* task) { __tsan_release(const_cast<void*>(task)); }
+void PoolTakeOver(const void* task) { __tsan_acquire(const_cast<void*>(task)); }
+#else
+void PoolHandOff(const void*) {}
+void PoolTakeOver(const void*) {}
+#endif
+
 struct DepthwiseTask {
   const DepthwiseConv* conv;
   const float* in;
@@ -177,7 +199,9 @@ struct DepthwiseTask {
 };
 void RunDepthwiseRow(void* context, size_t row) {
   const auto* t = static_cast<const DepthwiseTask*>(context);
+  PoolTakeOver(t);
   t->conv->Run(t->in, t->out, static_cast<int>(row), static_cast<int>(row) + 1);
+  PoolHandOff(t);
 }
 
 struct PointwiseTask {
@@ -193,9 +217,11 @@ struct PointwiseTask {
 // splits its GEMMs (rows alone leave threads idle on 7x7 layers).
 void RunPointwiseTask(void* context, size_t chunk, size_t block) {
   const auto* t = static_cast<const PointwiseTask*>(context);
+  PoolTakeOver(t);
   const size_t begin = chunk * t->chunk_rows;
   t->conv->Run(t->in, t->residual, t->out, begin, std::min(t->rows, begin + t->chunk_rows),
                block, block + 1);
+  PoolHandOff(t);
 }
 // Rows per task: one 7-row tile of a 32-channel block is only 7 * 32 * K
 // multiply-adds (~100 cycles for K = 16), comparable to pthreadpool's cost
@@ -589,7 +615,9 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     }
     return reference::Kernel([conv, task, pool] {
       if (pool) {
+        PoolHandOff(task.get());
         pthreadpool_parallelize_1d(pool, RunDepthwiseRow, task.get(), conv->shape().out_h, 0);
+        PoolTakeOver(task.get());
       } else {
         conv->Run(task->in, task->out, 0, conv->shape().out_h);
       }
@@ -630,8 +658,10 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   }
   return reference::Kernel([conv, task, pool] {
     if (pool) {
+      PoolHandOff(task.get());
       pthreadpool_parallelize_2d(pool, RunPointwiseTask, task.get(), task->chunks,
                                  task->conv->blocks(), 0);
+      PoolTakeOver(task.get());
     } else {
       task->conv->Run(task->in, task->residual, task->out, 0, task->rows);
     }
