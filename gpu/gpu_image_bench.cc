@@ -17,6 +17,7 @@
 //                        waits for the download only; device_allocs as above
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -75,6 +76,45 @@ absl::Status LumaSobel(GpuBuffer& src, GpuBuffer& luma, GpuBuffer& edges, cudaSt
   return absl::OkStatus();
 }
 
+// Times what `enqueue` puts on `s` with CUDA events, one iteration per call.
+void TimeKernels(benchmark::State& state, cudaStream_t s,
+                 const std::function<absl::Status()>& enqueue) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (auto _ : state) {
+    cudaEventRecord(start, s);
+    const absl::Status st = enqueue();
+    cudaEventRecord(stop, s);
+    if (!st.ok()) {
+      state.SkipWithError(std::string(st.message()).c_str());
+      break;
+    }
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    state.SetIterationTime(ms / 1e3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+// Times whole round trips (`once` waits on the host for its download), after
+// three warm-up runs that fill the pools; device_allocs counts the cudaMalloc
+// calls made while timing (expected 0).
+void TimeRoundTrips(benchmark::State& state, GpuResources& gpu,
+                    const std::function<absl::Status()>& once) {
+  for (int i = 0; i < 3; ++i) (void)once();
+  const int64_t allocs = gpu.Stats().device_allocations;
+  for (auto _ : state) {
+    if (absl::Status st = once(); !st.ok()) {
+      state.SkipWithError(std::string(st.message()).c_str());
+      break;
+    }
+  }
+  state.counters["device_allocs"] = static_cast<double>(gpu.Stats().device_allocations - allocs);
+}
+
 void BM_LumaSobelCpu(benchmark::State& state) {
   ImageFrame src = TestFrame();
   ImageFrame luma = *ImageFrame::Create(ImageFormat::SRGB, kWidth, kHeight);
@@ -103,23 +143,7 @@ void BM_LumaSobelKernels(benchmark::State& state) {
   auto src = *GpuBuffer::Upload(gpu, TestFrame(), s);
   auto luma = *GpuBuffer::Create(gpu, ImageFormat::SRGB, kWidth, kHeight, s);
   auto edges = *GpuBuffer::Create(gpu, ImageFormat::SRGB, kWidth, kHeight, s);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (auto _ : state) {
-    cudaEventRecord(start, s);
-    if (absl::Status st = LumaSobel(*src, *luma, *edges, s); !st.ok()) {
-      state.SkipWithError(std::string(st.message()).c_str());
-      break;
-    }
-    cudaEventRecord(stop, s);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  TimeKernels(state, s, [&] { return LumaSobel(*src, *luma, *edges, s); });
 }
 BENCHMARK(BM_LumaSobelKernels)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
@@ -173,16 +197,7 @@ void BM_RoundTrip(benchmark::State& state) {
     if (absl::Status st = (*edges)->MarkReady(s); !st.ok()) return st;
     return (*edges)->Download(s).status();
   };
-  for (int i = 0; i < 3; ++i) (void)once();  // warm-up fills the pools
-  const int64_t allocs = gpu->Stats().device_allocations;
-  for (auto _ : state) {
-    if (absl::Status st = once(); !st.ok()) {
-      state.SkipWithError(std::string(st.message()).c_str());
-      break;
-    }
-  }
-  state.counters["device_allocs"] =
-      static_cast<double>(gpu->Stats().device_allocations - allocs);
+  TimeRoundTrips(state, *gpu, once);
 }
 BENCHMARK(BM_RoundTrip)->Unit(benchmark::kMicrosecond);
 
@@ -211,25 +226,11 @@ void BM_ImageToTensorKernel(benchmark::State& state) {
   if (gpu == nullptr) return;
   cudaStream_t s = (*gpu->Context())->stream();
   auto src = *GpuBuffer::Upload(gpu, TestFrame(), s);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (auto _ : state) {
-    cudaEventRecord(start, s);
-    auto t = image_to_tensor::ConvertImageToTensorGpu(*src, TestRoi(), kTensorSize, kTensorSize,
-                                                      -1.f, 1.f, BorderMode::kReplicate, gpu, s);
-    cudaEventRecord(stop, s);
-    if (!t.ok()) {
-      state.SkipWithError(std::string(t.status().message()).c_str());
-      break;
-    }
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(ms / 1e3);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  TimeKernels(state, s, [&]() -> absl::Status {
+    return image_to_tensor::ConvertImageToTensorGpu(*src, TestRoi(), kTensorSize, kTensorSize,
+                                                    -1.f, 1.f, BorderMode::kReplicate, gpu, s)
+        .status();
+  });
 }
 BENCHMARK(BM_ImageToTensorKernel)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
@@ -246,16 +247,7 @@ void BM_ImageToTensorRoundTrip(benchmark::State& state) {
     if (!t.ok()) return t.status();
     return t->SyncToCpu();
   };
-  for (int i = 0; i < 3; ++i) (void)once();  // warm-up fills the pools
-  const int64_t allocs = gpu->Stats().device_allocations;
-  for (auto _ : state) {
-    if (absl::Status st = once(); !st.ok()) {
-      state.SkipWithError(std::string(st.message()).c_str());
-      break;
-    }
-  }
-  state.counters["device_allocs"] =
-      static_cast<double>(gpu->Stats().device_allocations - allocs);
+  TimeRoundTrips(state, *gpu, once);
 }
 BENCHMARK(BM_ImageToTensorRoundTrip)->Unit(benchmark::kMicrosecond);
 
