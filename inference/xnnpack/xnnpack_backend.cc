@@ -21,6 +21,7 @@
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/translate.h"
+#include "inference/xnnpack/work_pool.h"
 #include "util/status_macros.h"
 
 namespace sluice::inference::xnn {
@@ -344,8 +345,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   RETURN_IF_ERROR(graph.Validate());
   profile_ = options.profile_ops;
   if (options.num_threads > 1) {
-    pool_ = pthreadpool_create(options.num_threads);
-    if (!pool_) return absl::ResourceExhaustedError("pthreadpool_create failed");
+    pool_ = CreateXnnpackThreadPool(options.num_threads);
+    if (!pool_) return absl::ResourceExhaustedError("creating the thread pool failed");
   }
   const GraphInfo info(graph);
   const int num_ops = static_cast<int>(graph.ops.size());
