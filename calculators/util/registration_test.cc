@@ -63,6 +63,13 @@ TEST(UtilCalculatorsRegistrationTest, EveryCalculatorIsRegistered) {
       "RefineLandmarksFromHeatmapCalculator",
       "LandmarksSmoothingCalculator",
       "VisibilitySmoothingCalculator",
+      // RenderData.
+      "AnnotationOverlayCalculator",
+      "DetectionsToRenderDataCalculator",
+      "LandmarksToRenderDataCalculator",
+      "RectToRenderDataCalculator",
+      "LabelsToRenderDataCalculator",
+      "EndLoopRenderDataCalculator",
       // calculators/tensor post-processing.
       "TensorsToDetectionsCalculator",
       "TensorsToLandmarksCalculator",
