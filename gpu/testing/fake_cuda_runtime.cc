@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 // The runtime's opaque handle types, defined here (the real ones live in the
 // driver).
@@ -29,6 +30,18 @@ struct CUstream_st {
     int64_t generation = 0;
   };
   std::deque<Op> queue;
+  // Between cudaStreamBeginCapture and cudaStreamEndCapture: work enqueued on
+  // this stream is recorded here instead of queued.
+  std::vector<std::function<void()>>* capture = nullptr;
+};
+
+// A captured graph (cudaStreamEndCapture) and its executable form: the
+// recorded work in capture order; a launch queues all of it on the stream.
+struct CUgraph_st {
+  std::vector<std::function<void()>> work;
+};
+struct CUgraphExec_st {
+  std::vector<std::function<void()>> work;
 };
 
 namespace sluice {
@@ -50,6 +63,8 @@ struct State {
   std::set<CUevent_st*> events;
   std::map<const uint8_t*, size_t> device;  // live cudaMalloc blocks
   std::map<const uint8_t*, size_t> pinned;  // live cudaMallocHost blocks
+  std::set<CUgraph_st*> graphs;
+  std::set<CUgraphExec_st*> graph_execs;
   CUstream_st legacy;                       // the default stream (nullptr)
   Stats stats;
 };
@@ -78,6 +93,17 @@ bool InRange(const std::map<const uint8_t*, size_t>& blocks, const void* ptr, si
 }
 
 bool IsDevice(const void* ptr) { return InRange(S().device, ptr, 1); }
+
+// Queues `op` on `stream`, or records its work when the stream is capturing.
+void Push(CUstream_st* stream, CUstream_st::Op op) {
+  if (stream->capture != nullptr && op.run) {
+    stream->capture->push_back(std::move(op.run));
+    return;
+  }
+  stream->queue.push_back(std::move(op));
+}
+
+bool Capturing(cudaStream_t s) { return s != nullptr && s->capture != nullptr; }
 
 void RunUntilComplete(CUevent_st* e, int64_t generation);
 
@@ -149,6 +175,7 @@ Stats GetStats() {
   s.live_pinned_allocations = static_cast<int64_t>(S().pinned.size());
   s.live_streams = static_cast<int64_t>(S().streams.size());
   s.live_events = static_cast<int64_t>(S().events.size());
+  s.live_graphs = static_cast<int64_t>(S().graphs.size() + S().graph_execs.size());
   return s;
 }
 
@@ -157,7 +184,7 @@ cudaError_t Enqueue(cudaStream_t stream, std::function<void()> op) {
   if (!KnownStream(stream)) return Violation(cudaErrorInvalidResourceHandle);
   CUstream_st::Op o;
   o.run = std::move(op);
-  StreamOf(stream)->queue.push_back(std::move(o));
+  Push(StreamOf(stream), std::move(o));
   return cudaSuccess;
 }
 
@@ -222,6 +249,8 @@ const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
     default: return "cudaErrorUnknown";
   }
 }
@@ -246,6 +275,7 @@ cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream) {
   }
   sluice::fake_cuda::RunAll(stream);  // queued work still completes
   S().streams.erase(stream);
+  delete stream->capture;  // an unfinished capture is dropped
   delete stream;
   return cudaSuccess;
 }
@@ -254,6 +284,10 @@ cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream) {
   std::lock_guard<std::recursive_mutex> l(S().mu);
   if (!sluice::fake_cuda::KnownStream(stream)) {
     return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  if (sluice::fake_cuda::Capturing(stream)) {
+    // Illegal while capturing (CUDA invalidates the capture).
+    return sluice::fake_cuda::Violation(cudaErrorStreamCaptureUnsupported);
   }
   CUstream_st* target = sluice::fake_cuda::StreamOf(stream);
   sluice::fake_cuda::RunOthersFirst({target});
@@ -265,6 +299,9 @@ cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event
   std::lock_guard<std::recursive_mutex> l(S().mu);
   if (!sluice::fake_cuda::KnownStream(stream) || !sluice::fake_cuda::KnownEvent(event)) {
     return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  if (sluice::fake_cuda::Capturing(stream)) {
+    return sluice::fake_cuda::Violation(cudaErrorStreamCaptureUnsupported);  // not faked
   }
   // Waits for the latest record at the time of this call (CUDA's rule).
   if (event->recorded > event->completed) {
@@ -305,6 +342,9 @@ cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!sluice::fake_cuda::KnownStream(stream) || !sluice::fake_cuda::KnownEvent(event)) {
     return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
   }
+  if (sluice::fake_cuda::Capturing(stream)) {
+    return sluice::fake_cuda::Violation(cudaErrorStreamCaptureUnsupported);  // not faked
+  }
   CUstream_st* s = sluice::fake_cuda::StreamOf(stream);
   CUstream_st::Op op;
   op.mark = event;
@@ -337,6 +377,7 @@ cudaError_t CUDARTAPI cudaMalloc(void** ptr, size_t size) {
   if (p == nullptr) return cudaErrorMemoryAllocation;
   std::memset(p, 0xCD, size);  // "uninitialised device memory"
   S().device[static_cast<const uint8_t*>(p)] = size;
+  ++S().stats.device_allocations;
   *ptr = p;
   return cudaSuccess;
 }
@@ -357,6 +398,7 @@ cudaError_t CUDARTAPI cudaMallocHost(void** ptr, size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
   if (p == nullptr) return cudaErrorMemoryAllocation;
   S().pinned[static_cast<const uint8_t*>(p)] = size;
+  ++S().stats.pinned_allocations;
   *ptr = p;
   return cudaSuccess;
 }
@@ -400,7 +442,7 @@ cudaError_t CUDARTAPI cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* sr
                   static_cast<const uint8_t*>(src) + y * spitch, width);
     }
   };
-  sluice::fake_cuda::StreamOf(stream)->queue.push_back(std::move(op));
+  sluice::fake_cuda::Push(sluice::fake_cuda::StreamOf(stream), std::move(op));
   return cudaSuccess;
 }
 
@@ -419,7 +461,92 @@ cudaError_t CUDARTAPI cudaMemsetAsync(void* ptr, int value, size_t count, cudaSt
   }
   CUstream_st::Op op;
   op.run = [=] { std::memset(ptr, value, count); };
-  sluice::fake_cuda::StreamOf(stream)->queue.push_back(std::move(op));
+  sluice::fake_cuda::Push(sluice::fake_cuda::StreamOf(stream), std::move(op));
+  return cudaSuccess;
+}
+
+// --- CUDA graphs: stream capture of kernels, copies and memsets only ---------
+
+cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (stream == nullptr || !S().streams.count(stream)) {
+    // The legacy default stream cannot capture.
+    return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  if (stream->capture != nullptr) return sluice::fake_cuda::Violation(cudaErrorIllegalState);
+  stream->capture = new std::vector<std::function<void()>>();
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (stream == nullptr || !S().streams.count(stream) || stream->capture == nullptr) {
+    return sluice::fake_cuda::Violation(cudaErrorIllegalState);
+  }
+  auto* g = new CUgraph_st();
+  g->work = std::move(*stream->capture);
+  delete stream->capture;
+  stream->capture = nullptr;
+  S().graphs.insert(g);
+  *graph = g;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t stream,
+                                            enum cudaStreamCaptureStatus* status) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (!sluice::fake_cuda::KnownStream(stream)) {
+    return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  *status = sluice::fake_cuda::Capturing(stream) ? cudaStreamCaptureStatusActive
+                                                 : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                           unsigned long long) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (!S().graphs.count(graph)) {
+    return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  auto* e = new CUgraphExec_st();
+  e->work = graph->work;
+  S().graph_execs.insert(e);
+  *exec = e;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (!S().graph_execs.count(exec) || !sluice::fake_cuda::KnownStream(stream)) {
+    return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  for (const auto& work : exec->work) {
+    CUstream_st::Op op;
+    op.run = work;
+    sluice::fake_cuda::Push(sluice::fake_cuda::StreamOf(stream), std::move(op));
+  }
+  ++S().stats.graph_launches;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (!S().graph_execs.count(exec)) {
+    return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  S().graph_execs.erase(exec);
+  delete exec;  // launched work was copied into the queues
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGraphDestroy(cudaGraph_t graph) {
+  std::lock_guard<std::recursive_mutex> l(S().mu);
+  if (!S().graphs.count(graph)) {
+    return sluice::fake_cuda::Violation(cudaErrorInvalidResourceHandle);
+  }
+  S().graphs.erase(graph);
+  delete graph;
   return cudaSuccess;
 }
 

@@ -12,6 +12,11 @@
 //    Two orders (SLUICE_FAKE_CUDA_ORDER): by default a host wait first runs
 //    every stream it does not target, as a GPU might; with "lazy" it runs only
 //    what it needs. Each exposes a different missing wait; CI runs both.
+//  * CUDA graphs: between cudaStreamBeginCapture and cudaStreamEndCapture,
+//    kernels (Enqueue), copies and memsets on the capturing stream are
+//    recorded, not run; cudaGraphLaunch queues the recorded work in order.
+//    Synchronising, or recording/waiting on events in, a capturing stream is
+//    an error (a violation).
 //  * Handles are tracked: a destroyed or unknown stream/event, a free of an
 //    unknown pointer, or a copy/kernel touching device memory outside a live
 //    allocation returns an error (and counts a violation).
@@ -35,6 +40,11 @@ struct Stats {
   int64_t live_events = 0;
   int64_t violations = 0;  // bad handles, out-of-bounds device accesses
   int64_t executed_ops = 0;
+  // Appended for the inference backend's tests (CUDA graphs, no-allocation checks).
+  int64_t live_graphs = 0;         // cudaGraph_t + cudaGraphExec_t not destroyed
+  int64_t graph_launches = 0;      // cudaGraphLaunch calls
+  int64_t device_allocations = 0;  // cudaMalloc calls so far
+  int64_t pinned_allocations = 0;  // cudaMallocHost calls so far
 };
 Stats GetStats();
 

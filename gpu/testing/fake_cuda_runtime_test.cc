@@ -72,5 +72,59 @@ TEST_F(FakeCudaRuntimeTest, RejectsOutOfBoundsAndBadHandles) {
   EXPECT_EQ(fake_cuda::GetStats().violations, before + 3);
 }
 
+// CUDA graphs: captured work is recorded, not run; every launch replays it in
+// order on the launch stream, after that stream's earlier work.
+TEST_F(FakeCudaRuntimeTest, CapturedWorkRunsOnlyWhenTheGraphIsLaunched) {
+  uint8_t* dev = static_cast<uint8_t*>(dev_);
+  uint8_t host[2] = {};
+  int kernel_runs = 0;
+  ASSERT_EQ(cudaStreamBeginCapture(a_, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  cudaStreamCaptureStatus status;
+  ASSERT_EQ(cudaStreamIsCapturing(a_, &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+  ASSERT_EQ(cudaMemsetAsync(dev_, 1, 64, a_), cudaSuccess);
+  ASSERT_EQ(fake_cuda::Enqueue(a_, [&] { ++kernel_runs, dev[0] = dev[0] + dev[1]; }), cudaSuccess);
+  // Synchronising or using events in a capturing stream is illegal.
+  const int64_t violations = fake_cuda::GetStats().violations;
+  EXPECT_EQ(cudaStreamSynchronize(a_), cudaErrorStreamCaptureUnsupported);
+  EXPECT_EQ(fake_cuda::GetStats().violations, violations + 1);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(a_, &graph), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(a_), cudaSuccess);
+  EXPECT_EQ(kernel_runs, 0);  // recorded, not run
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  EXPECT_EQ(fake_cuda::GetStats().live_graphs, 2);
+  const int64_t launches = fake_cuda::GetStats().graph_launches;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(cudaMemsetAsync(dev_, 5, 64, b_), cudaSuccess);  // not ordered with a_: stale
+    ASSERT_EQ(cudaGraphLaunch(exec, b_), cudaSuccess);         // after b_'s memset
+    ASSERT_EQ(cudaMemcpyAsync(host, dev_, 2, cudaMemcpyDeviceToHost, b_), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(b_), cudaSuccess);
+    EXPECT_EQ(host[0], 2);  // memset 1, then 1 + 1: the graph's order
+    EXPECT_EQ(host[1], 1);
+  }
+  EXPECT_EQ(kernel_runs, 3);
+  EXPECT_EQ(fake_cuda::GetStats().graph_launches, launches + 3);
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_EQ(fake_cuda::GetStats().live_graphs, 0);
+  EXPECT_NE(cudaGraphDestroy(graph), cudaSuccess);  // already gone: a violation
+  EXPECT_NE(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+}
+
+TEST_F(FakeCudaRuntimeTest, CountsAllocations) {
+  const fake_cuda::Stats before = fake_cuda::GetStats();
+  void* d = nullptr;
+  void* h = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 16), cudaSuccess);
+  ASSERT_EQ(cudaMallocHost(&h, 16), cudaSuccess);
+  const fake_cuda::Stats after = fake_cuda::GetStats();
+  EXPECT_EQ(after.device_allocations, before.device_allocations + 1);
+  EXPECT_EQ(after.pinned_allocations, before.pinned_allocations + 1);
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+  EXPECT_EQ(cudaFreeHost(h), cudaSuccess);
+}
+
 }  // namespace
 }  // namespace sluice
