@@ -1,6 +1,7 @@
 #include "calculators/tensor/inference_calculator.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -57,6 +58,26 @@ int ThreadCount(const InferenceCalculatorOptions& options) {
   return n;
 }
 
+// The backend for the node's delegate: `gpu` runs on the CUDA backend when it
+// is built and a device is present, else on the CPU with a one-line notice
+// (MediaPipe's *_gpu graphs still run); every other delegate runs on the best
+// CPU backend. Never "auto": a CPU graph must not move to the GPU by itself.
+std::string BackendForDelegate(const InferenceCalculatorOptions& options,
+                               const std::string& node_name) {
+  const char* cpu = inference::FindBackend("xnnpack") != nullptr ? "xnnpack" : "reference";
+  if (!options.delegate().has_gpu()) return cpu;
+  const inference::Backend* cuda = inference::FindBackend("cuda");
+  if (cuda != nullptr && cuda->IsAvailable()) return "cuda";
+  static std::once_flag notice;
+  std::call_once(notice, [&] {
+    std::fprintf(stderr, "sluice: node \"%s\" asks for the GPU delegate, but %s; running on %s\n",
+                 node_name.c_str(),
+                 cuda == nullptr ? "this build has no CUDA inference backend" : "no CUDA device was found",
+                 cpu);
+  });
+  return cpu;
+}
+
 class InferenceCalculatorCpu : public CalculatorBase {
  public:
   static absl::Status GetContract(CalculatorContract* cc) {
@@ -101,7 +122,8 @@ class InferenceCalculatorCpu : public CalculatorBase {
         }
       }
     }
-    ASSIGN_OR_RETURN(runner_, model_->CreateRunner("auto", ThreadCount(options)));
+    ASSIGN_OR_RETURN(runner_, model_->CreateRunner(BackendForDelegate(options, cc->NodeName()),
+                                                   ThreadCount(options)));
     return absl::OkStatus();
   }
 

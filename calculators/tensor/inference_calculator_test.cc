@@ -1,10 +1,13 @@
 #include "calculators/tensor/inference_calculator.h"
 
+#include <cmath>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "formats/tensor.h"
+#include "inference/backend.h"
 #include "framework/calculator_graph.h"
 #include "framework/tool/graph_config_io.h"
 #include "gmock/gmock.h"
@@ -20,7 +23,9 @@ std::string ModelPath(const std::string& file) {
   return absl::StrCat(shared ? shared : "../shared", "/models/", file);
 }
 
-mediapipe::CalculatorGraphConfig Config(const std::string& model_path) {
+mediapipe::CalculatorGraphConfig Config(
+    const std::string& model_path,
+    const std::string& delegate = "delegate { xnnpack { num_threads: 1 } }") {
   auto config = ParseGraphConfigText(absl::StrCat(R"pb(
     input_stream: "in"
     node {
@@ -30,7 +35,7 @@ mediapipe::CalculatorGraphConfig Config(const std::string& model_path) {
       output_stream: "TENSORS:out"
       options {
         [mediapipe.InferenceCalculatorOptions.ext] {
-          model_path: ")pb", model_path, R"pb(" delegate { xnnpack { num_threads: 1 } }
+          model_path: ")pb", model_path, R"pb(" )pb", delegate, R"pb(
         }
       }
     })pb"));
@@ -79,7 +84,9 @@ TEST(InferenceCalculatorTest, MatchesTheEngineRunDirectly) {
 
   auto model = inference::Model::Load(path);
   ASSERT_TRUE(model.ok());
-  auto runner = model->CreateRunner("auto", 1);
+  // The node's CPU delegate runs the best CPU backend, never "auto" (cuda).
+  auto runner =
+      model->CreateRunner(inference::FindBackend("xnnpack") != nullptr ? "xnnpack" : "reference", 1);
   ASSERT_TRUE(runner.ok());
   std::vector<Tensor> input = MakeInput({1, 224, 224, 3});
   std::memcpy((*runner)->Inputs()[0].data, input[0].GetCpuReadView().data(), input[0].bytes());
@@ -93,6 +100,48 @@ TEST(InferenceCalculatorTest, MatchesTheEngineRunDirectly) {
     const float* a = outputs[i].GetCpuReadView().buffer<float>();
     for (int64_t k = 0; k < expected.num_elements(); ++k) {
       ASSERT_EQ(a[k], expected.f32()[k]) << "output " << i << " element " << k;
+    }
+  }
+}
+
+// MediaPipe's GPU delegate: the cuda backend when built and a device is
+// present; otherwise the CPU, with a notice (its *_gpu graphs still run).
+// Either way the outputs match the engine run on the reference kernels.
+TEST(InferenceCalculatorTest, GpuDelegateRunsOnCudaOrFallsBackToTheCpu) {
+  const std::string path = ModelPath("hand_recrop.tflite");
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(Config(path, "delegate { gpu {} }")).ok());
+  std::vector<Packet> got;
+  ASSERT_TRUE(graph.ObserveOutputStream("out", [&](const Packet& p) {
+                     got.push_back(p);
+                     return absl::OkStatus();
+                   }).ok());
+  ASSERT_TRUE(graph.StartRun().ok());
+  auto model = inference::Model::Load(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<int> dims((*model).inputs()[0].shape.begin(), (*model).inputs()[0].shape.end());
+  ASSERT_TRUE(graph.AddPacketToInputStream(
+                       "in", Adopt(new std::vector<Tensor>(MakeInput(dims))).At(Timestamp(0)))
+                  .ok());
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  absl::Status status = graph.WaitUntilDone();
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(got.size(), 1u);
+
+  auto runner = model->CreateRunner("reference", 1);
+  ASSERT_TRUE(runner.ok());
+  std::vector<Tensor> input = MakeInput(dims);
+  std::memcpy((*runner)->Inputs()[0].data, input[0].GetCpuReadView().data(), input[0].bytes());
+  ASSERT_TRUE((*runner)->Invoke().ok());
+  const auto& outputs = got[0].Get<std::vector<Tensor>>();
+  ASSERT_EQ(outputs.size(), (*runner)->Outputs().size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& expected = (*runner)->Outputs()[i];
+    ASSERT_EQ(outputs[i].bytes(), expected.bytes);
+    const float* a = outputs[i].GetCpuReadView().buffer<float>();
+    for (int64_t k = 0; k < expected.num_elements(); ++k) {
+      const float want = expected.f32()[k];
+      ASSERT_NEAR(a[k], want, 1e-4f + 1e-4f * std::fabs(want)) << "output " << i << " element " << k;
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -261,9 +262,8 @@ absl::Status ValidateDevice(const std::string& device) {
     const inference::Backend* cuda = inference::FindBackend("cuda");
     if (cuda == nullptr) {
       return absl::FailedPreconditionError(
-          "device cuda: no CUDA backend for inference in this build (Sluice's CUDA inference "
-          "backend is not implemented yet; the CUDA image layer alone cannot run a solution); "
-          "use --device cpu or auto");
+          "device cuda: this build has no CUDA inference backend (it was built without the "
+          "CUDA toolkit); use --device cpu or auto");
     }
     if (!cuda->IsAvailable()) {
       return absl::FailedPreconditionError(
@@ -271,6 +271,31 @@ absl::Status ValidateDevice(const std::string& device) {
     }
   }
   return absl::OkStatus();
+}
+
+std::string ResolveDevice(const std::string& device) {
+  if (device != "auto") return device;
+  const inference::Backend* cuda = inference::FindBackend("cuda");
+  if (cuda != nullptr && cuda->IsAvailable()) return "cuda";
+  static std::once_flag notice;
+  std::call_once(notice, [] {
+    std::fprintf(stderr, "sluice: device auto: no CUDA GPU for inference, running on the CPU\n");
+  });
+  return "cpu";
+}
+
+void SetInferenceDevice(mediapipe::CalculatorGraphConfig* config, const std::string& device) {
+  if (ResolveDevice(device) != "cuda") return;
+  for (auto& node : *config->mutable_node()) {
+    if (node.calculator() != "InferenceCalculatorCpu" && node.calculator() != "InferenceCalculator") {
+      continue;
+    }
+    // The delegate is a oneof: this replaces an xnnpack thread setting.
+    node.mutable_options()
+        ->MutableExtension(mediapipe::InferenceCalculatorOptions::ext)
+        ->mutable_delegate()
+        ->mutable_gpu();
+  }
 }
 
 void SetInferenceThreads(mediapipe::CalculatorGraphConfig* config, int threads) {

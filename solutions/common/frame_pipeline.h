@@ -55,6 +55,14 @@ struct StageTime {
 absl::StatusOr<mediapipe::CalculatorGraphConfig> ExpandedSolutionGraph(const std::string& type);
 // "cpu", "cuda" or "auto"; "cuda" needs a built and usable CUDA backend.
 absl::Status ValidateDevice(const std::string& device);
+// A validated device -> "cpu" or "cuda": "auto" is cuda when the CUDA
+// inference backend is built and finds a device, else cpu (with a one-line
+// notice on stderr).
+std::string ResolveDevice(const std::string& device);
+// Runs every InferenceCalculator of `config` on the device's backend: for
+// cuda, MediaPipe's GPU delegate (InferenceCalculator picks the cuda backend
+// for it); for cpu, nothing changes. The images stay on the CPU path.
+void SetInferenceDevice(mediapipe::CalculatorGraphConfig* config, const std::string& device);
 // Sets the CPU thread count of every inference node (threads > 0).
 void SetInferenceThreads(mediapipe::CalculatorGraphConfig* config, int threads);
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "calculators/tensor/inference_calculator.pb.h"
+#include "inference/backend.h"
+#include "solutions/common/frame_pipeline.h"
 
 namespace sluice {
 namespace {
@@ -68,6 +70,36 @@ TEST(NodeOptionsTest, InferenceThreadsOnInferenceNodesOnly) {
   EXPECT_EQ(ThreadsOf(o), 4);
   EXPECT_FALSE(config.node(1).has_options());
   EXPECT_EQ(config.node(1).node_options_size(), 0);
+}
+
+// --device: cuda puts MediaPipe's GPU delegate on every inference node (in
+// place of a CPU thread setting); cpu changes nothing; auto is cuda only when
+// the CUDA inference backend is built and finds a device.
+TEST(NodeOptionsTest, InferenceDeviceOnInferenceNodesOnly) {
+  CalculatorGraphConfig config;
+  auto* inference = config.add_node();
+  inference->set_calculator("InferenceCalculator");
+  config.add_node()->set_calculator("PassThroughCalculator");
+  SetInferenceThreads(&config, 2);
+  const CalculatorGraphConfig cpu_config = config;
+
+  SetInferenceDevice(&config, "cpu");
+  EXPECT_EQ(config.DebugString(), cpu_config.DebugString());
+
+  SetInferenceDevice(&config, "cuda");
+  const auto& o = config.node(0).options().GetExtension(InferenceCalculatorOptions::ext);
+  EXPECT_TRUE(o.delegate().has_gpu());
+  EXPECT_FALSE(o.delegate().has_xnnpack());
+  EXPECT_FALSE(config.node(1).has_options());
+
+  const inference::Backend* cuda = inference::FindBackend("cuda");
+  const bool gpu = cuda != nullptr && cuda->IsAvailable();
+  EXPECT_EQ(ResolveDevice("auto"), gpu ? "cuda" : "cpu");
+  EXPECT_EQ(ResolveDevice("cpu"), "cpu");
+  EXPECT_EQ(ResolveDevice("cuda"), "cuda");
+  EXPECT_EQ(ValidateDevice("cuda").ok(), gpu);
+  EXPECT_TRUE(ValidateDevice("auto").ok());
+  EXPECT_FALSE(ValidateDevice("tpu").ok());
 }
 
 TEST(NodeOptionsTest, FindNodeByCanonicalNameOrSaysWhichIsMissing) {

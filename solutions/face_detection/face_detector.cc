@@ -99,6 +99,7 @@ absl::StatusOr<std::unique_ptr<FaceDetector>> FaceDetector::Create(
   }
   // In place: the inference node's model path is in node_options.
   RETURN_IF_ERROR(EditInferenceThreads(&config, options.inference_threads));
+  SetInferenceDevice(&config, options.device);
 
   FramePipeline::Options pipeline;
   pipeline.name = "FaceDetector";

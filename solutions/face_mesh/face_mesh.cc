@@ -58,6 +58,7 @@ absl::StatusOr<std::unique_ptr<FaceMesh>> FaceMesh::Create(const FaceMeshOptions
       presence, [tracking](auto* o) { o->set_threshold(tracking); }));
   // In place: the inference nodes' model paths are in node_options.
   RETURN_IF_ERROR(EditInferenceThreads(&config, options.inference_threads));
+  SetInferenceDevice(&config, options.device);
 
   CalculatorGraph::SidePackets side_packets;
   side_packets["num_faces"] = MakePacket<int>(options.max_num_faces);

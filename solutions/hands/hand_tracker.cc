@@ -116,6 +116,7 @@ absl::StatusOr<std::unique_ptr<HandTracker>> HandTracker::Create(
     RETURN_IF_ERROR(MakePalmDetectionSpeculative(&config));
   }
   SetInferenceThreads(&config, options.inference_threads);
+  SetInferenceDevice(&config, options.device);
 
   CalculatorGraph::SidePackets side_packets;
   side_packets["num_hands"] = MakePacket<int>(options.max_num_hands);

@@ -95,6 +95,7 @@ absl::StatusOr<std::unique_ptr<PoseTracker>> PoseTracker::Create(
       ->MutableExtension(mediapipe::ThresholdingCalculatorOptions::ext)
       ->set_threshold(options.min_tracking_confidence);
   SetInferenceThreads(&config, options.inference_threads);
+  SetInferenceDevice(&config, options.device);
 
   // The side packets mp.solutions.pose.Pose gives the graph: smoothing only
   // makes sense across frames, so static images turn both smoothers off.

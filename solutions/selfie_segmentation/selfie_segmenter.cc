@@ -34,6 +34,7 @@ absl::StatusOr<std::unique_ptr<SelfieSegmenter>> SelfieSegmenter::Create(
                                              ? "SelfieSegmentationSmoothedCpu"
                                              : "SelfieSegmentationCpu"));
   SetInferenceThreads(&config, options.inference_threads);
+  SetInferenceDevice(&config, options.device);
   CalculatorGraph::SidePackets side_packets;
   side_packets["model_selection"] = MakePacket<int>(options.model_selection);
   if (options.smooth_segmentation) side_packets["smooth_segmentation"] = MakePacket<bool>(true);
