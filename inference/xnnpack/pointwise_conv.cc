@@ -1,6 +1,7 @@
 #include "inference/xnnpack/pointwise_conv.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -150,6 +151,16 @@ void PointwiseConv::SetPrelu(const float* slope) {
   has_prelu_ = true;
 }
 
+bool PointwiseConv::BlocksOuter() const {
+  // SLUICE_XNNPACK_BLOCKS_OUTER_KB: the weight size above which blocks go
+  // outer (default 512 KiB, a quarter of Sapphire Rapids' L2; for A/B).
+  static const size_t limit = [] {
+    const char* e = std::getenv("SLUICE_XNNPACK_BLOCKS_OUTER_KB");
+    return (e && *e ? static_cast<size_t>(std::strtoull(e, nullptr, 10)) : size_t{512}) * 1024;
+  }();
+  return blocks() * (static_cast<size_t>(kBlockChannels) * (k_ + 1)) * sizeof(float) > limit;
+}
+
 void PointwiseConv::Run(const float* in, const float* residual, float* out, size_t row_begin,
                         size_t row_end, size_t block_begin, size_t block_end) const {
 #if SLUICE_POINTWISE_AVX512
@@ -159,34 +170,45 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
   e.min = min_, e.max = max_;
   e.add_min = add_min_, e.add_max = add_max_;
   e.residual_stride = residual_channels_;
+  auto tile = [&](size_t r, size_t blk) {
+    const size_t mr = std::min<size_t>(kMr, row_end - r);
+    const int left = n_ - static_cast<int>(blk) * kNr;
+    const int n0 = std::min(left, 16), n1 = std::max(0, std::min(left - 16, 16));
+    const __mmask16 m0 = static_cast<__mmask16>((1u << n0) - 1);
+    const __mmask16 m1 = static_cast<__mmask16>((1u << n1) - 1);
+    const float* w = packed_ + blk * block_floats;
+    const size_t origin = r * n_ + blk * kNr;
+    if (has_residual_) {
+      e.residual = residual + r * residual_channels_ + blk * kNr;
+      for (int j = 0; j < 2; ++j) {
+        const int have =
+            std::max(0, std::min(16, residual_channels_ - static_cast<int>(blk) * kNr - 16 * j));
+        e.residual_mask[j] = static_cast<__mmask16>((1u << have) - 1);
+      }
+    } else {
+      e.residual = nullptr;
+    }
+    e.slope = has_prelu_ ? slope_ + blk * kNr : nullptr;
+    if (n1 == 0) {
+      Tile<1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+    } else {
+      Tile<2>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+    }
+  };
+  if (BlocksOuter()) {
+    // Channel blocks outer: each block of weights (K x 32 floats) is read
+    // once and stays in L1/L2 while the rows pass over it. Rows outer would
+    // stream all the weights again for every 7-row tile, from L3 once they
+    // outgrow L2 (pose_landmark_heavy's 8x8x1632 layers).
+    for (size_t blk = block_begin; blk < blocks; ++blk) {
+      for (size_t r = row_begin; r < row_end; r += kMr) tile(r, blk);
+    }
+    return;
+  }
   // Rows outer, channel blocks inner: the rows' inputs stay in L1 while every
   // block of weights (in L2) passes over them, and outputs are written in order.
   for (size_t r = row_begin; r < row_end; r += kMr) {
-    const size_t mr = std::min<size_t>(kMr, row_end - r);
-    for (size_t blk = block_begin; blk < blocks; ++blk) {
-      const int left = n_ - static_cast<int>(blk) * kNr;
-      const int n0 = std::min(left, 16), n1 = std::max(0, std::min(left - 16, 16));
-      const __mmask16 m0 = static_cast<__mmask16>((1u << n0) - 1);
-      const __mmask16 m1 = static_cast<__mmask16>((1u << n1) - 1);
-      const float* w = packed_ + blk * block_floats;
-      const size_t origin = r * n_ + blk * kNr;
-      if (has_residual_) {
-        e.residual = residual + r * residual_channels_ + blk * kNr;
-        for (int j = 0; j < 2; ++j) {
-          const int have =
-              std::max(0, std::min(16, residual_channels_ - static_cast<int>(blk) * kNr - 16 * j));
-          e.residual_mask[j] = static_cast<__mmask16>((1u << have) - 1);
-        }
-      } else {
-        e.residual = nullptr;
-      }
-      e.slope = has_prelu_ ? slope_ + blk * kNr : nullptr;
-      if (n1 == 0) {
-        Tile<1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
-      } else {
-        Tile<2>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
-      }
-    }
+    for (size_t blk = block_begin; blk < blocks; ++blk) tile(r, blk);
   }
 #else
   (void)in, (void)residual, (void)out, (void)row_begin, (void)row_end, (void)block_begin,

@@ -45,6 +45,9 @@ class PointwiseConv {
   // `residual` is read iff SetResidualAdd was called.
   void Run(const float* in, const float* residual, float* out, size_t row_begin, size_t row_end,
            size_t block_begin = 0, size_t block_end = SIZE_MAX) const;
+  // Whether Run walks channel blocks outer, rows inner (weights larger than
+  // L2 can hold next to the rows); threads then split by block first too.
+  bool BlocksOuter() const;
   // Output channels per block and rows per tile (for splitting across threads).
   static constexpr int kBlockChannels = 32;
   static constexpr int kTileRows = 7;

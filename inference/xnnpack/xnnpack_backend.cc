@@ -224,6 +224,12 @@ void RunPointwiseTask(void* context, size_t chunk, size_t block) {
                block, block + 1);
   PoolHandOff(t);
 }
+// The same task with the grid transposed (block-major), for convolutions
+// whose weights are walked blocks-outer (PointwiseConv::BlocksOuter): a
+// thread's contiguous claim then covers few weight blocks.
+void RunPointwiseTaskByBlock(void* context, size_t block, size_t chunk) {
+  RunPointwiseTask(context, chunk, block);
+}
 // Rows per task: one 7-row tile of a 32-channel block is only 7 * 32 * K
 // multiply-adds (~100 cycles for K = 16), comparable to pthreadpool's cost
 // per task, so with a small K a task takes several tiles, enough for
@@ -660,8 +666,13 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   return reference::Kernel([conv, task, pool] {
     if (pool) {
       PoolHandOff(task.get());
-      pthreadpool_parallelize_2d(pool, RunPointwiseTask, task.get(), task->chunks,
-                                 task->conv->blocks(), 0);
+      if (task->conv->BlocksOuter()) {
+        pthreadpool_parallelize_2d(pool, RunPointwiseTaskByBlock, task.get(),
+                                   task->conv->blocks(), task->chunks, 0);
+      } else {
+        pthreadpool_parallelize_2d(pool, RunPointwiseTask, task.get(), task->chunks,
+                                   task->conv->blocks(), 0);
+      }
       PoolTakeOver(task.get());
     } else {
       task->conv->Run(task->in, task->residual, task->out, 0, task->rows);
