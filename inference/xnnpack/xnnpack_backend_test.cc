@@ -198,6 +198,46 @@ TEST(XnnpackBackendTest, FusedPointwiseChainsMatchReference) {
   }
 }
 
+// One output channel, few input channels (narrow_conv.h): the pose models'
+// segmentation head (3x3, 8 -> 1) and neighbours: SAME and VALID, 5x5, odd
+// widths (masked tails), RELU6 and no bias. Against the reference kernels;
+// the bits equal XNNPACK's (checked by comparing whole models with
+// SLUICE_XNNPACK_NARROW=0, bench/models/RESULTS.md).
+TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
+  struct Case {
+    int h, w, c, k;
+    ir::Padding padding;
+    ir::Activation act;
+    bool bias;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{37, 41, 8, 3, ir::Padding::kSame, ir::Activation::kNone, true},
+                        Case{16, 16, 8, 3, ir::Padding::kValid, ir::Activation::kRelu6, true},
+                        Case{9, 35, 3, 5, ir::Padding::kSame, ir::Activation::kRelu, false},
+                        Case{7, 18, 16, 3, ir::Padding::kSame, ir::Activation::kNone, true}}) {
+    GraphBuilder b("narrow");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, 1, 1);
+    const ir::PadOut pw = ir::ComputePadding(k.padding, k.w, k.k, 1, 1);
+    const int y = b.Tensor({1, ph.out, pw.out, 1});
+    ir::Conv2DOptions o;
+    o.padding = k.padding;
+    o.activation = k.act;
+    b.Op(OpType::kConv2D,
+         {x, b.Const({1, k.k, k.k, k.c}, testing::RandomFloats(k.k * k.k * k.c, -1, 1, 41)),
+          k.bias ? b.Const({1}, {0.25f}) : -1},
+         {y}, o);
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 42);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    std::vector<std::string> placement;
+    ExpectNear(RunOn(*xnn, g, {in}, 1, &placement), want, 1e-5f);
+    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+  }
+}
+
 TEST(XnnpackBackendTest, RejectsBadThreadCount) {
   auto xnn = CreateXnnpackBackend();
   auto r = xnn->Compile(ConvConcatAddGraph(false), BackendOptions{0});

@@ -1,0 +1,50 @@
+// Our own AVX-512 kernel for convolutions with one output channel and few
+// input channels (the 3x3, 8 -> 1 segmentation head of the pose landmark
+// models: 256x256 outputs). XNNPACK 2022 runs it as a GEMM whose 16-wide
+// output tile holds one useful channel, at ~7 GFLOP/s (1.4 ms, 15 % of
+// pose_landmark_lite). Here the input is first transposed into zero-bordered
+// channel planes, then 16 output pixels are one register: per tap and input
+// channel one load and one FMA. Same float operations in the same order as
+// XNNPACK's (bias first, taps row by row, input channels inner, padding taps
+// as 0 * w, then the clamp), so the same bits.
+#ifndef SLUICE_INFERENCE_XNNPACK_NARROW_CONV_H_
+#define SLUICE_INFERENCE_XNNPACK_NARROW_CONV_H_
+
+#include <cstddef>
+#include <vector>
+
+namespace sluice::inference::xnn {
+
+struct NarrowConvShape {
+  int in_h = 0, in_w = 0, channels = 0;  // input [1, in_h, in_w, channels]
+  int out_h = 0, out_w = 0;              // output [1, out_h, out_w, 1]
+  int kernel_h = 3, kernel_w = 3;
+  int pad_top = 0, pad_left = 0;  // stride 1, no dilation
+};
+
+class NarrowConv {
+ public:
+  // True when the kernel handles this shape on this CPU (AVX-512F).
+  static bool Supports(const NarrowConvShape& s);
+  // `weights`: [1, KH, KW, C] (TFLite OHWI); `bias`: 1 float or nullptr.
+  NarrowConv(const NarrowConvShape& s, const float* weights, const float* bias, float out_min,
+             float out_max);
+  const NarrowConvShape& shape() const { return s_; }
+  // Phase 1: input rows [begin, end) into the planes. Phase 2: output rows
+  // [begin, end) from the planes (after all of phase 1). Not reentrant: one
+  // scratch per kernel (one compiled model runs one Invoke at a time).
+  void Transpose(const float* in, int row_begin, int row_end) const;
+  void Compute(float* out, int row_begin, int row_end) const;
+
+ private:
+  NarrowConvShape s_;
+  float min_, max_, bias_ = 0.0f;
+  std::vector<float> weights_;  // KH * KW * C, tap-major
+  size_t plane_stride_ = 0;     // floats per plane row
+  size_t plane_floats_ = 0;     // floats per plane
+  mutable std::vector<float> planes_;
+};
+
+}  // namespace sluice::inference::xnn
+
+#endif  // SLUICE_INFERENCE_XNNPACK_NARROW_CONV_H_
