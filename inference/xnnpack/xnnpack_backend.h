@@ -15,9 +15,11 @@
 //    zero-padded on channels by a PAD, BlazeFace style) and a PRELU after
 //    that when they are the only consumers: one pass instead of up to four;
 //  - 3x3 / 5x5 stride-1 DEPTHWISE_CONV_2D with <= 32 channels
-//    (depthwise_conv.h), absorbing a spatial PAD in front.
+//    (depthwise_conv.h), absorbing a spatial PAD in front;
+//  - stride-1 CONV_2D with one output channel and <= 16 input channels
+//    (narrow_conv.h: the pose models' segmentation head).
 // They cut the XNNPACK runs like islands. SLUICE_XNNPACK_OWN_GEMM=0 turns all
-// this off (for A/B timings). Cut buffers share one arena planned by liveness
+// this off, SLUICE_XNNPACK_NARROW=0 the last kind (for A/B timings). Cut buffers share one arena planned by liveness
 // (planner.h), each segment's external values held live over the whole
 // segment (XNNPACK fuses a PAD into the convolution after it, moving the
 // PAD's read). BackendOptions::profile_ops builds one step per op and times
