@@ -20,6 +20,7 @@
 #include "inference/reference/reference_kernels.h"
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/narrow_conv.h"
+#include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/translate.h"
 #include "inference/xnnpack/work_pool.h"
@@ -193,6 +194,43 @@ bool OwnNarrowConvShape(const GraphInfo& info, int op_index, NarrowConvShape* sh
   return true;
 }
 
+// A CONV_2D our stem kernel runs (stem_conv.h): at most 4 input channels,
+// up to 64 output channels, stride 1 or 2, no dilation, not 1x1 (the first
+// layer of the models). SLUICE_XNNPACK_STEM=0 leaves them to XNNPACK.
+bool OwnStemConvShape(const GraphInfo& info, int op_index, StemConvShape* shape) {
+  static const bool enabled = [] {
+    const char* e = std::getenv("SLUICE_XNNPACK_STEM");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  if (!enabled) return false;
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kConv2D || op.inputs.size() < 2) return false;
+  const auto& o = op.opts<ir::Conv2DOptions>();
+  if (o.dilation_h != 1 || o.dilation_w != 1 || o.activation == ir::Activation::kTanh) return false;
+  if (op.inputs[1] < 0 || !info.IsConstant(op.inputs[1])) return false;
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !info.IsConstant(op.inputs[2])) return false;
+  const ir::Shape& x = g.tensors[op.inputs[0]].shape;
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const ir::Shape& y = g.tensors[op.outputs[0]].shape;
+  if (x.size() != 4 || f.size() != 4 || y.size() != 4 || x[0] != 1 || f[3] != x[3] ||
+      y[3] != f[0]) {
+    return false;
+  }
+  const ir::PadOut ph = ir::ComputePadding(o.padding, x[1], f[1], o.stride_h, 1);
+  const ir::PadOut pw = ir::ComputePadding(o.padding, x[2], f[2], o.stride_w, 1);
+  if (ph.out != y[1] || pw.out != y[2]) return false;
+  StemConvShape s;
+  s.in_h = x[1], s.in_w = x[2], s.channels = x[3];
+  s.out_h = y[1], s.out_w = y[2], s.out_channels = y[3];
+  s.kernel_h = f[1], s.kernel_w = f[2];
+  s.stride_h = o.stride_h, s.stride_w = o.stride_w;
+  s.pad_top = ph.pad_before, s.pad_left = pw.pad_before;
+  if (!StemConv::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
 // For a PAD of a 4-D float tensor that only appends zeros after the channels:
 // how many; else 0.
 int ChannelPadAfter(const ir::Graph& g, int op_index) {
@@ -258,6 +296,24 @@ void RunNarrowTranspose(void* context, size_t row) {
 }
 void RunNarrowRow(void* context, size_t row) {
   const auto* t = static_cast<const NarrowTask*>(context);
+  PoolTakeOver(t);
+  t->conv->Compute(t->out, static_cast<int>(row), static_cast<int>(row) + 1);
+  PoolHandOff(t);
+}
+
+struct StemTask {
+  const StemConv* conv;
+  const float* in;
+  float* out;
+};
+void RunStemPad(void* context, size_t row) {
+  const auto* t = static_cast<const StemTask*>(context);
+  PoolTakeOver(t);
+  t->conv->Pad(t->in, static_cast<int>(row), static_cast<int>(row) + 1);
+  PoolHandOff(t);
+}
+void RunStemRow(void* context, size_t row) {
+  const auto* t = static_cast<const StemTask*>(context);
   PoolTakeOver(t);
   t->conv->Compute(t->out, static_cast<int>(row), static_cast<int>(row) + 1);
   PoolHandOff(t);
@@ -425,7 +481,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     } else if (!demoted.count(i) && VisitOp(info, i, nullptr).ok()) {
       kind[i] =
           OwnGemmEnabled() && (IsOwnPointwiseConv(info, i) || OwnDepthwiseShape(info, i, nullptr) ||
-                               OwnNarrowConvShape(info, i, nullptr))
+                               OwnNarrowConvShape(info, i, nullptr) ||
+                               OwnStemConvShape(info, i, nullptr))
               ? Kind::kOwn
               : Kind::kXnn;
     } else {
@@ -466,7 +523,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       chains[i] = c;
       continue;
     }
-    if (OwnNarrowConvShape(info, i, nullptr)) {  // absorbs nothing
+    if (OwnNarrowConvShape(info, i, nullptr) || OwnStemConvShape(info, i, nullptr)) {
+      // These absorb nothing.
       chains[i] = c;
       continue;
     }
@@ -689,6 +747,36 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
         PoolTakeOver(task.get());
       } else {
         conv->Transpose(task->in, 0, s.in_h);
+        conv->Compute(task->out, 0, s.out_h);
+      }
+    });
+  }
+  StemConvShape stem;
+  if (OwnStemConvShape(info, c.conv, &stem)) {
+    ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
+    std::vector<float> bias;
+    if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+      ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
+    }
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+    auto conv = std::make_shared<const StemConv>(stem, weights.data(),
+                                                 bias.empty() ? nullptr : bias.data(), lo, hi);
+    auto task = std::make_shared<StemTask>(
+        StemTask{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
+                 static_cast<float*>(TensorAddress(c.out))});
+    if (!task->in || !task->out) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    }
+    return reference::Kernel([conv, task, pool] {
+      const StemConvShape& s = conv->shape();
+      if (pool) {
+        PoolHandOff(task.get());
+        pthreadpool_parallelize_1d(pool, RunStemPad, task.get(), s.in_h, 0);
+        pthreadpool_parallelize_1d(pool, RunStemRow, task.get(), s.out_h, 0);
+        PoolTakeOver(task.get());
+      } else {
+        conv->Pad(task->in, 0, s.in_h);
         conv->Compute(task->out, 0, s.out_h);
       }
     });

@@ -238,6 +238,48 @@ TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
   }
 }
 
+// Few input channels (stem_conv.h): the models' first layers (3x3 / 5x5,
+// stride 2, RGB in) and the other shapes the kernel takes: 1 to 4 channel
+// blocks out (24, 32, 40, 64 channels), stride 1, odd sizes (pixel tails),
+// VALID and SAME, with and without bias.
+TEST(XnnpackBackendTest, StemConvolutionsMatchReference) {
+  struct Case {
+    int h, w, c, oc, k, stride;
+    ir::Padding padding;
+    ir::Activation act;
+    bool bias;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k :
+       {Case{23, 29, 3, 24, 3, 2, ir::Padding::kSame, ir::Activation::kRelu6, true},
+        Case{20, 19, 3, 32, 5, 2, ir::Padding::kValid, ir::Activation::kNone, true},
+        Case{11, 13, 4, 40, 3, 1, ir::Padding::kSame, ir::Activation::kRelu, false},
+        Case{9, 10, 1, 64, 3, 2, ir::Padding::kSame, ir::Activation::kNone, true},
+        Case{8, 7, 2, 5, 2, 1, ir::Padding::kValid, ir::Activation::kNone, true}}) {
+    GraphBuilder b("stem");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
+    const ir::PadOut pw = ir::ComputePadding(k.padding, k.w, k.k, k.stride, 1);
+    const int y = b.Tensor({1, ph.out, pw.out, k.oc});
+    ir::Conv2DOptions o;
+    o.padding = k.padding;
+    o.stride_h = o.stride_w = k.stride;
+    o.activation = k.act;
+    const int n = k.oc * k.k * k.k * k.c;
+    b.Op(OpType::kConv2D,
+         {x, b.Const({k.oc, k.k, k.k, k.c}, testing::RandomFloats(n, -1, 1, 51)),
+          k.bias ? b.Const({k.oc}, testing::RandomFloats(k.oc, -1, 1, 52)) : -1},
+         {y}, o);
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 53);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
+    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+  }
+}
+
 TEST(XnnpackBackendTest, RejectsBadThreadCount) {
   auto xnn = CreateXnnpackBackend();
   auto r = xnn->Compile(ConvConcatAddGraph(false), BackendOptions{0});

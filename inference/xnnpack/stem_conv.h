@@ -1,0 +1,52 @@
+// Our own AVX-512 kernel for convolutions with few input channels (at most
+// 4): the first layer of every MediaPipe model (3x3 or 5x5, stride 2, RGB
+// in, 16-64 channels out), where XNNPACK 2022's GEMM runs at ~60 GFLOP/s
+// (K = 27 is too short to hide its per-tile costs). Here the input is copied
+// once into a zero-bordered buffer, then 4 output pixels x all output
+// channels sit in registers while the K*K*C taps stream past: per tap one
+// broadcast per pixel and one weight load per 16 channels. Same float
+// operations in the same order as XNNPACK's IGEMM (bias first, taps row by
+// row, input channels inner, padding taps as 0 * w, then the clamp), so the
+// same bits.
+#ifndef SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
+#define SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
+
+#include <cstddef>
+#include <vector>
+
+namespace sluice::inference::xnn {
+
+struct StemConvShape {
+  int in_h = 0, in_w = 0, channels = 0;  // input [1, in_h, in_w, channels]
+  int out_h = 0, out_w = 0, out_channels = 0;
+  int kernel_h = 3, kernel_w = 3;
+  int stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0;
+};
+
+class StemConv {
+ public:
+  // True when the kernel handles this shape on this CPU (AVX-512F).
+  static bool Supports(const StemConvShape& s);
+  // `weights`: [OC, KH, KW, C] (TFLite OHWI); `bias`: OC floats or nullptr.
+  StemConv(const StemConvShape& s, const float* weights, const float* bias, float out_min,
+           float out_max);
+  const StemConvShape& shape() const { return s_; }
+  // Phase 1: input rows [begin, end) into the zero-bordered buffer. Phase 2:
+  // output rows [begin, end) (after all of phase 1). Not reentrant: one
+  // buffer per kernel (a compiled model runs one Invoke at a time).
+  void Pad(const float* in, int row_begin, int row_end) const;
+  void Compute(float* out, int row_begin, int row_end) const;
+
+ private:
+  StemConvShape s_;
+  float min_, max_;
+  int blocks_ = 0;              // 16-channel output blocks
+  std::vector<float> packed_;   // blocks_*16 biases, then per tap and channel blocks_*16 weights
+  size_t padded_w_ = 0, padded_h_ = 0;
+  mutable std::vector<float> padded_;
+};
+
+}  // namespace sluice::inference::xnn
+
+#endif  // SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
