@@ -17,9 +17,12 @@
 //  - 3x3 / 5x5 stride-1 DEPTHWISE_CONV_2D with <= 32 channels
 //    (depthwise_conv.h), absorbing a spatial PAD in front;
 //  - stride-1 CONV_2D with one output channel and <= 16 input channels
-//    (narrow_conv.h: the pose models' segmentation head).
+//    (narrow_conv.h: the pose models' segmentation head);
+//  - CONV_2D with <= 4 input channels, stride 1 or 2 (stem_conv.h: every
+//    model's first layer).
 // They cut the XNNPACK runs like islands. SLUICE_XNNPACK_OWN_GEMM=0 turns all
-// this off, SLUICE_XNNPACK_NARROW=0 the last kind (for A/B timings). Cut buffers share one arena planned by liveness
+// this off, SLUICE_XNNPACK_NARROW=0 / SLUICE_XNNPACK_STEM=0 the last two (for A/B
+// timings). Cut buffers share one arena planned by liveness
 // (planner.h), each segment's external values held live over the whole
 // segment (XNNPACK fuses a PAD into the convolution after it, moving the
 // PAD's read). BackendOptions::profile_ops builds one step per op and times
