@@ -15,6 +15,16 @@
 // BM_ImageToTensorKernel the same on the GPU: the kernel only, CUDA events
 // BM_ImageToTensorRoundTrip upload -> ImageToTensor -> tensor download, host
 //                        waits for the download only; device_allocs as above
+// BM_ColorConvertCpu/N   ColorConvertCalculator's CPU path (cv::cvtColor) for
+//                        conversion N (gpu_kernels::ColorConversion: 2 = RGB ->
+//                        GRAY, 3 = RGB -> RGBA, 6 = BGR -> RGB)
+// BM_ColorConvertKernel/N the same conversion as the CUDA kernel, CUDA events
+// BM_OverlayCompositeCpu the annotation overlay's composite as the CPU loop
+//                        (SRGB image, SRGBA layer; same maths as the kernel)
+// BM_OverlayKernel       the composite kernel only, CUDA events
+// BM_OverlayLayerGpu     OverlayLayerGpu: layer upload (pinned) + composite into
+//                        a new buffer, host waits for the stream; device_allocs
+//                        as above
 #include <cuda_runtime_api.h>
 
 #include <functional>
@@ -31,9 +41,16 @@
 #include "gpu/gpu_buffer.h"
 #include "gpu/gpu_service.h"
 #include "gpu/gpu_tensor.h"
+#include "gpu/kernels/color_convert.h"
+#include "gpu/kernels/color_convert_launch.h"
 #include "gpu/kernels/image_filters_launch.h"
 #include "gpu/kernels/luminance.h"
+#include "gpu/kernels/overlay.h"
+#include "gpu/kernels/overlay_launch.h"
 #include "gpu/kernels/sobel.h"
+#include "gpu/overlay_gpu.h"
+#include "formats/image_frame_opencv.h"
+#include "opencv2/imgproc.hpp"
 
 namespace sluice {
 namespace {
@@ -250,6 +267,126 @@ void BM_ImageToTensorRoundTrip(benchmark::State& state) {
   TimeRoundTrips(state, *gpu, once);
 }
 BENCHMARK(BM_ImageToTensorRoundTrip)->Unit(benchmark::kMicrosecond);
+
+using gpu_kernels::ColorConversion;
+
+// Conversions worth a row: the one with arithmetic, a widening and a swizzle.
+void ColorConvertArgs(benchmark::internal::Benchmark* b) {
+  for (ColorConversion c : {ColorConversion::kRgbToGray, ColorConversion::kRgbToRgba,
+                            ColorConversion::kBgrToRgb}) {
+    b->Arg(static_cast<int>(c));
+  }
+}
+
+ImageFormat::Format ColorConvertDstFormat(ColorConversion c) {
+  const int channels = gpu_kernels::ColorConvertDstChannels(c);
+  return channels == 1 ? ImageFormat::GRAY8 : channels == 3 ? ImageFormat::SRGB : ImageFormat::SRGBA;
+}
+
+// cv::cvtColor with the code MediaPipe's calculator uses for `c`.
+int CvCode(ColorConversion c) {
+  switch (c) {
+    case ColorConversion::kRgbToGray:
+      return cv::COLOR_RGB2GRAY;
+    case ColorConversion::kRgbToRgba:
+      return cv::COLOR_RGB2RGBA;
+    default:
+      return cv::COLOR_BGR2RGB;
+  }
+}
+
+void BM_ColorConvertCpu(benchmark::State& state) {
+  const auto c = static_cast<ColorConversion>(state.range(0));
+  const ImageFrame src = TestFrame();
+  ImageFrame dst = *ImageFrame::Create(ColorConvertDstFormat(c), kWidth, kHeight);
+  cv::Mat out = MatView(&dst);
+  for (auto _ : state) {
+    cv::cvtColor(MatView(src), out, CvCode(c));
+    benchmark::DoNotOptimize(dst.MutableRow(0)[0]);
+  }
+}
+BENCHMARK(BM_ColorConvertCpu)->Apply(ColorConvertArgs)->Unit(benchmark::kMicrosecond);
+
+void BM_ColorConvertKernel(benchmark::State& state) {
+  std::shared_ptr<GpuResources> gpu = Gpu(state);
+  if (gpu == nullptr) return;
+  const auto c = static_cast<ColorConversion>(state.range(0));
+  cudaStream_t s = (*gpu->Context())->stream();
+  auto src = *GpuBuffer::Upload(gpu, TestFrame(), s);
+  auto dst = *GpuBuffer::Create(gpu, ColorConvertDstFormat(c), kWidth, kHeight, s);
+  const gpu_kernels::ColorConvertParams p{kWidth, kHeight, c, static_cast<long>(src->pitch()),
+                                          static_cast<long>(dst->pitch())};
+  TimeKernels(state, s, [&]() -> absl::Status {
+    SLUICE_CUDA_RETURN_IF_ERROR(gpu_kernels::LaunchColorConvertU8(src->data(), dst->data(), p, s),
+                                "ColorConvertU8Kernel");
+    return absl::OkStatus();
+  });
+}
+BENCHMARK(BM_ColorConvertKernel)->Apply(ColorConvertArgs)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// An annotation layer: premultiplied SRGBA, transparent but for a few opaque
+// and half-covered bands (the composite's cost does not depend on them).
+ImageFrame TestLayer() {
+  ImageFrame f = *ImageFrame::Create(ImageFormat::SRGBA, kWidth, kHeight);
+  for (int y = 0; y < kHeight; ++y) {
+    uint8_t* row = f.MutableRow(y);
+    const int a = (y % 64 < 4) ? 255 : (y % 64 < 8 ? 128 : 0);
+    for (int x = 0; x < kWidth; ++x) {
+      row[4 * x + 0] = static_cast<uint8_t>(a);
+      row[4 * x + 1] = static_cast<uint8_t>(a / 2);
+      row[4 * x + 2] = 0;
+      row[4 * x + 3] = static_cast<uint8_t>(a);
+    }
+  }
+  return f;
+}
+
+void BM_OverlayCompositeCpu(benchmark::State& state) {
+  const ImageFrame src = TestFrame();
+  const ImageFrame layer = TestLayer();
+  ImageFrame dst = *ImageFrame::Create(ImageFormat::SRGB, kWidth, kHeight);
+  const gpu_kernels::OverlayParams p{kWidth, kHeight, 3, src.WidthStep(), layer.WidthStep(),
+                                     dst.WidthStep()};
+  for (auto _ : state) {
+    gpu_kernels::OverlayLoopU8(src.PixelData(), layer.PixelData(), dst.MutablePixelData(), p);
+    benchmark::DoNotOptimize(dst.MutableRow(0)[0]);
+  }
+}
+BENCHMARK(BM_OverlayCompositeCpu)->Unit(benchmark::kMicrosecond);
+
+void BM_OverlayKernel(benchmark::State& state) {
+  std::shared_ptr<GpuResources> gpu = Gpu(state);
+  if (gpu == nullptr) return;
+  cudaStream_t s = (*gpu->Context())->stream();
+  auto src = *GpuBuffer::Upload(gpu, TestFrame(), s);
+  auto layer = *GpuBuffer::Upload(gpu, TestLayer(), s);
+  auto dst = *GpuBuffer::Create(gpu, ImageFormat::SRGB, kWidth, kHeight, s);
+  const gpu_kernels::OverlayParams p{kWidth, kHeight, 3, static_cast<long>(src->pitch()),
+                                     static_cast<long>(layer->pitch()),
+                                     static_cast<long>(dst->pitch())};
+  TimeKernels(state, s, [&]() -> absl::Status {
+    SLUICE_CUDA_RETURN_IF_ERROR(
+        gpu_kernels::LaunchOverlayU8(src->data(), layer->data(), dst->data(), p, s),
+        "OverlayU8Kernel");
+    return absl::OkStatus();
+  });
+}
+BENCHMARK(BM_OverlayKernel)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+void BM_OverlayLayerGpu(benchmark::State& state) {
+  std::shared_ptr<GpuResources> gpu = Gpu(state);
+  if (gpu == nullptr) return;
+  cudaStream_t s = (*gpu->Context())->stream();
+  auto image = *GpuBuffer::Upload(gpu, TestFrame(), s);
+  const ImageFrame layer = TestLayer();
+  auto once = [&]() -> absl::Status {
+    auto out = OverlayLayerGpu(*image, layer, gpu, s);
+    if (!out.ok()) return out.status();
+    return CudaStatus(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  };
+  TimeRoundTrips(state, *gpu, once);
+}
+BENCHMARK(BM_OverlayLayerGpu)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sluice
