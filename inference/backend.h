@@ -28,6 +28,11 @@ struct BackendOptions {
   // it runs every op as its own step and times it (CompiledModel::OpTimes);
   // slower than the normal build (no fusion across ops), for finding hot spots.
   bool profile_ops = false;
+  // Items per run (>= 1). Applied by Model::CreateRunner, which compiles the
+  // model re-batched to this (Model::WithBatch) when it is not 1; 1 runs the
+  // Model as it is (one made by WithBatch keeps its batch). Backends get a
+  // graph with the batch in its shapes and never read this field.
+  int batch = 1;
 };
 
 // Per-op timing of a profiled CompiledModel (BackendOptions::profile_ops).

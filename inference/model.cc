@@ -52,6 +52,31 @@ absl::StatusOr<Model> Model::LoadFromBuffer(std::string_view bytes, std::string_
   m.inputs_ = Infos(g, g.inputs);
   m.outputs_ = Infos(g, g.outputs);
   m.graph_ = std::make_shared<const ir::Graph>(std::move(g));
+  m.batch1_graph_ = m.graph_;
+  return m;
+}
+
+absl::StatusOr<Model> Model::WithBatch(int batch) const {
+  if (batch < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(graph_->source, ": batch must be >= 1, got ", batch));
+  }
+  Model m = *this;
+  m.batch_ = batch;
+  if (batch == 1) {
+    m.graph_ = batch1_graph_;
+  } else {
+    ir::Graph g = *batch1_graph_;  // copies the constants too (once per re-batched model)
+    RETURN_IF_ERROR(Rebatch(g, batch));
+    // The kernels' own checks again, on the new shapes (a bug in Rebatch's
+    // rules must not reach a backend).
+    for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
+      RETURN_IF_ERROR(reference::CheckOp(g, i));
+    }
+    m.graph_ = std::make_shared<const ir::Graph>(std::move(g));
+  }
+  m.inputs_ = Infos(*m.graph_, m.graph_->inputs);
+  m.outputs_ = Infos(*m.graph_, m.graph_->outputs);
   return m;
 }
 
@@ -75,6 +100,13 @@ absl::StatusOr<std::unique_ptr<Runner>> Model::CreateRunner(std::string_view bac
   if (options.num_threads < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("threads must be >= 1, got ", options.num_threads));
+  }
+  if (options.batch < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("batch must be >= 1, got ", options.batch));
+  }
+  if (options.batch != 1 && options.batch != batch_) {
+    ASSIGN_OR_RETURN(Model m, WithBatch(options.batch));
+    return m.CreateRunner(backend, options);
   }
   ASSIGN_OR_RETURN(const Backend* b, SelectBackend(backend));
   ASSIGN_OR_RETURN(std::unique_ptr<CompiledModel> compiled, b->Compile(*graph_, options));

@@ -10,6 +10,12 @@
 // folding, activation fusion, views, dead code). A Model is cheap to copy and
 // immutable; each Runner owns its buffers, so one model can feed many runners
 // (one per thread).
+//
+// Batch: WithBatch(n) (or BackendOptions::batch) gives the same model with n
+// items per run: every input, output and activation gets dim 0 = n (the
+// Rebatch pass in passes.h; models whose ops mix the batch, e.g. the face
+// attention model's custom ops, are refused with the op named). Item b of
+// an input/output is the b-th slice of bytes / n.
 #ifndef SLUICE_INFERENCE_MODEL_H_
 #define SLUICE_INFERENCE_MODEL_H_
 
@@ -60,17 +66,27 @@ class Model {
   // Operator count in the file, before folding (for reports).
   int file_op_count() const { return file_op_count_; }
 
+  // Items per run of this model (1 for a loaded file).
+  int batch() const { return batch_; }
+  // This model re-batched to `batch` >= 1 items per run (inputs(), outputs()
+  // and graph() then show it); from any batch, as the re-batching starts from
+  // the loaded batch-1 graph. InvalidArgument for batch < 1, Unimplemented
+  // naming the op for a model that cannot be re-batched.
+  absl::StatusOr<Model> WithBatch(int batch) const;
+
   // `backend`: see SelectBackend(); `threads` >= 1.
   absl::StatusOr<std::unique_ptr<Runner>> CreateRunner(std::string_view backend = "auto",
                                                        int threads = 1) const;
-  // Same, with every backend option (e.g. profile_ops).
+  // Same, with every backend option (e.g. profile_ops, batch).
   absl::StatusOr<std::unique_ptr<Runner>> CreateRunner(std::string_view backend,
                                                        const BackendOptions& options) const;
 
  private:
   std::shared_ptr<const ir::Graph> graph_;
+  std::shared_ptr<const ir::Graph> batch1_graph_;  // as loaded (== graph_ at batch 1)
   std::vector<TensorInfo> inputs_, outputs_;
   int file_op_count_ = 0;
+  int batch_ = 1;
 };
 
 // Evaluates constant-input ops with the reference kernels (for FoldConstants).

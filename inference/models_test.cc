@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "inference/model.h"
+#include "inference/testing/shipped_models.h"
 #include "inference/testing/test_inputs.h"
 
 namespace sluice::inference {
@@ -16,31 +17,9 @@ using testing::FillImageInput;
 using testing::LoadPng;
 using testing::SharedDir;
 
-struct ModelCase {
-  const char* file;
-  float lo, hi;  // input value range the model was trained with
-};
-
-// Input ranges from MediaPipe's graphs (ImageToTensorCalculator output_tensor_float_range).
-const ModelCase kModels[] = {
-    {"palm_detection_lite.tflite", 0, 1},
-    {"palm_detection_full.tflite", 0, 1},
-    {"hand_landmark_lite.tflite", 0, 1},
-    {"hand_landmark_full.tflite", 0, 1},
-    {"pose_detection.tflite", -1, 1},
-    {"pose_landmark_lite.tflite", 0, 1},
-    {"pose_landmark_full.tflite", 0, 1},
-    {"pose_landmark_heavy.tflite", 0, 1},
-    {"face_detection_short_range.tflite", -1, 1},
-    {"face_detection_full_range.tflite", -1, 1},
-    {"face_detection_full_range_sparse.tflite", -1, 1},
-    {"face_landmark.tflite", 0, 1},
-    {"face_landmark_with_attention.tflite", 0, 1},
-    {"selfie_segmentation.tflite", 0, 1},
-    {"selfie_segmentation_landscape.tflite", 0, 1},
-    {"iris_landmark.tflite", 0, 1},
-    {"hand_recrop.tflite", 0, 1},
-};
+// The shipped models and their input ranges (testing/shipped_models.h).
+using ModelCase = testing::ShippedModel;
+const auto& kModels = testing::kShippedModels;
 
 class ModelTest : public ::testing::TestWithParam<ModelCase> {};
 
@@ -183,9 +162,7 @@ TEST(ModelSemanticsTest, SelfieMaskCoversThePersonNotTheDinosaur) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, ModelTest, ::testing::ValuesIn(kModels), [](const auto& info) {
-  std::string n = info.param.file;
-  n = n.substr(0, n.find('.'));
-  return n;
+  return testing::ShippedModelTestName(info.param.file);
 });
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "util/status_macros.h"
@@ -315,6 +317,200 @@ absl::Status RunLoadPasses(Graph& g, const ConstantEvaluator& evaluator) {
   RETURN_IF_ERROR(SimplifyViews(g));
   RETURN_IF_ERROR(FuseActivations(g));
   RETURN_IF_ERROR(RemoveDeadCode(g));
+  return g.Validate();
+}
+
+namespace {
+
+// Values of a constant int32/int64 tensor (shape-bearing inputs).
+bool ConstIntValues(const Tensor& t, std::vector<int64_t>* v) {
+  if (!t.is_constant) return false;
+  v->resize(t.num_elements());
+  if (t.dtype == ir::DType::kInt32) {
+    for (size_t k = 0; k < v->size(); ++k) (*v)[k] = t.i32()[k];
+  } else if (t.dtype == ir::DType::kInt64) {
+    const auto* p = reinterpret_cast<const int64_t*>(t.data.data());
+    for (size_t k = 0; k < v->size(); ++k) (*v)[k] = p[k];
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int64_t TrailingElements(const ir::Shape& s) {
+  int64_t n = 1;
+  for (size_t d = 1; d < s.size(); ++d) n *= s[d];
+  return n;
+}
+
+// Why op `i` cannot carry a batch (its batched inputs given), or "" if it
+// can: its outputs then carry it in dim 0. Shapes are the batch-1 ones.
+std::string RebatchBlocker(const Graph& g, int i, const std::vector<bool>& batched) {
+  const Op& op = g.ops[i];
+  const auto in = [&](int k) -> const Tensor& { return g.tensors[op.inputs[k]]; };
+  const auto is_batched = [&](int k) {
+    return k < static_cast<int>(op.inputs.size()) && op.inputs[k] >= 0 && batched[op.inputs[k]];
+  };
+  switch (op.type) {
+    case OpType::kLandmarksToTransformMatrix:
+    case OpType::kTransformLandmarks:
+    case OpType::kTransformTensorBilinear:
+      return "MediaPipe's custom op is defined for batch 1 only";
+    case OpType::kDequantize:
+    case OpType::kDensify:
+      return "load-time op (run the load passes first)";
+    default:
+      break;
+  }
+  if (op.outputs.empty()) return "no output";
+  for (int t : op.outputs) {
+    const ir::Shape& s = g.tensors[t].shape;
+    if (s.empty() || s[0] != 1) {
+      return absl::StrCat("output '", g.tensors[t].name, "' ", ir::ShapeString(s),
+                          " has no leading batch dimension of 1");
+    }
+  }
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    if (op.inputs[k] >= 0 && batched[op.inputs[k]] &&
+        g.tensors[op.inputs[k]].shape.size() != g.tensors[op.outputs[0]].shape.size() &&
+        op.type != OpType::kReshape && op.type != OpType::kFullyConnected &&
+        op.type != OpType::kMean && op.type != OpType::kStridedSlice) {
+      return absl::StrCat("input ", k, " has rank ", g.tensors[op.inputs[k]].shape.size(),
+                          ", the output another: dim 0 would not stay the batch");
+    }
+  }
+  switch (op.type) {
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kDiv:
+    case OpType::kPrelu:
+    case OpType::kLogistic:
+    case OpType::kRelu:
+    case OpType::kRelu6:
+    case OpType::kTanh:
+    case OpType::kHardSwish:
+    case OpType::kSquare:
+    case OpType::kConv2D:
+    case OpType::kDepthwiseConv2D:
+    case OpType::kTransposeConvBias:
+    case OpType::kAveragePool2D:
+    case OpType::kMaxPool2D:
+    case OpType::kResizeBilinear:
+    case OpType::kDepthToSpace:
+      // Per-item ops (NHWC, or elementwise where the unbatched operands
+      // broadcast over dim 0 since the output's dim 0 is 1).
+      return "";
+    case OpType::kSoftmax:
+      return in(0).shape.size() >= 2 ? "" : "softmax over the batch dimension";
+    case OpType::kReshape:
+      // The output keeps a leading 1 (checked above) and the element count,
+      // so dims 1.. hold one item.
+      return "";
+    case OpType::kFullyConnected: {
+      if (op.opts<ir::FullyConnectedOptions>().keep_num_dims) return "";
+      const Tensor& w = in(1);
+      if (w.shape.size() == 2 && TrailingElements(in(0).shape) == w.shape[1] &&
+          g.tensors[op.outputs[0]].shape.size() == 2) {
+        return "";  // one row per item: rows = batch
+      }
+      return "keep_num_dims=false folds the batch into its rows";
+    }
+    case OpType::kMean: {
+      std::vector<int64_t> axes;
+      if (op.inputs.size() < 2 || op.inputs[1] < 0 || !ConstIntValues(in(1), &axes))
+        return "axes are not a constant";
+      const int64_t rank = static_cast<int64_t>(in(0).shape.size());
+      for (int64_t a : axes) {
+        if (a == 0 || a == -rank) return "reduces over the batch dimension (axis 0)";
+      }
+      return "";
+    }
+    case OpType::kPad: {
+      std::vector<int64_t> pads;
+      if (op.inputs.size() < 2 || op.inputs[1] < 0 || !ConstIntValues(in(1), &pads))
+        return "paddings are not a constant";
+      return pads.size() >= 2 && pads[0] == 0 && pads[1] == 0 ? "" : "pads the batch dimension";
+    }
+    case OpType::kConcatenation: {
+      const int rank = static_cast<int>(g.tensors[op.outputs[0]].shape.size());
+      const int axis = op.opts<ir::ConcatenationOptions>().axis;
+      if (axis == 0 || axis == -rank) return "concatenates along the batch dimension (axis 0)";
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        if (!is_batched(static_cast<int>(k))) {
+          return absl::StrCat("input ", k, " is a constant (it would need one copy per item)");
+        }
+      }
+      return "";
+    }
+    case OpType::kStridedSlice: {
+      const auto& o = op.opts<ir::StridedSliceOptions>();
+      std::vector<int64_t> b, e, st;
+      if (op.inputs.size() != 4 || !ConstIntValues(in(1), &b) || !ConstIntValues(in(2), &e) ||
+          !ConstIntValues(in(3), &st) || b.empty() || e.empty() || st.empty()) {
+        return "begin/end/strides are not constants";
+      }
+      if (o.ellipsis_mask || o.new_axis_mask || (o.shrink_axis_mask & 1))
+        return "its masks move or drop the batch dimension";
+      // At batch 1 dim 0 must be taken whole: [0, 1) with stride 1.
+      const bool begin0 = (o.begin_mask & 1) || b[0] == 0 || b[0] == -1;
+      const bool end1 = (o.end_mask & 1) || (o.offset ? b[0] + e[0] >= 1 : e[0] >= 1);
+      if (!begin0 || !end1 || st[0] != 1) return "slices the batch dimension";
+      return "";
+    }
+    case OpType::kLandmarksToTransformMatrix:
+    case OpType::kTransformLandmarks:
+    case OpType::kTransformTensorBilinear:
+    case OpType::kDequantize:
+    case OpType::kDensify:
+      break;  // rejected above
+  }
+  return "unknown op";
+}
+
+}  // namespace
+
+absl::Status Rebatch(Graph& g, int batch) {
+  if (batch < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(g.source, ": batch must be >= 1, got ", batch));
+  }
+  if (batch == 1) return absl::OkStatus();
+  std::vector<bool> batched(g.tensors.size(), false);
+  for (int t : g.inputs) {
+    const Tensor& x = g.tensors[t];
+    if (x.shape.empty() || x.shape[0] != 1) {
+      return absl::UnimplementedError(absl::StrCat(g.source, ": cannot re-batch: graph input '",
+                                                   x.name, "' ", ir::ShapeString(x.shape),
+                                                   " has no leading batch dimension of 1"));
+    }
+    batched[t] = true;
+  }
+  std::vector<int> slices;  // STRIDED_SLICE ops that get begin/end mask bit 0
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
+    const Op& op = g.ops[i];
+    bool any = false;
+    for (int t : op.inputs) any = any || (t >= 0 && batched[t]);
+    if (!any) continue;  // constant-only work (folded by the load passes anyway)
+    const std::string why = RebatchBlocker(g, i, batched);
+    if (!why.empty()) {
+      return absl::UnimplementedError(
+          absl::StrCat(g.OpLabel(i), ": cannot re-batch to ", batch, ": ", why));
+    }
+    for (int t : op.outputs) batched[t] = true;
+    if (op.type == OpType::kStridedSlice) slices.push_back(i);
+  }
+  // Only now change anything (on error the graph is left as it was).
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (batched[t]) g.tensors[t].shape[0] = batch;
+  }
+  for (int i : slices) {
+    auto& o = std::get<ir::StridedSliceOptions>(g.ops[i].options);
+    o.begin_mask |= 1;
+    o.end_mask |= 1;
+  }
+  for (Op& op : g.ops) {
+    if (op.type == OpType::kReshape && op.inputs.size() > 1) op.inputs.resize(1);
+  }
   return g.Validate();
 }
 

@@ -38,6 +38,26 @@ absl::Status RemoveDeadCode(ir::Graph& graph);
 // target shape is the output tensor's); every tensor is used.
 absl::Status RunLoadPasses(ir::Graph& graph, const ConstantEvaluator& evaluator = nullptr);
 
+// Re-batches a batch-1 graph (after RunLoadPasses) to `batch` >= 1: the
+// leading dimension of every tensor that carries the batch becomes `batch`.
+// The batch dimension is recognised by propagation, not by name: every graph
+// input must have dim 0 == 1 and is batched; an op's outputs are batched when
+// one of its inputs is, and each op type states how its batched inputs map to
+// its outputs (NHWC ops, elementwise ops broadcasting at equal rank, MEAN /
+// CONCATENATION / PAD / SOFTMAX away from axis 0, RESHAPE and
+// FULLY_CONNECTED that keep dim 0 as a 1 of its own, STRIDED_SLICE taking all
+// of dim 0). Constants are never batched: they broadcast, and shape-bearing
+// ones (RESIZE size, MEAN axes, PAD paddings, STRIDED_SLICE begin/end) stay
+// valid because dim 0 is checked to be untouched (STRIDED_SLICE gets
+// begin/end mask bit 0 set instead of its constants changed; RESHAPE's shape
+// input, already dropped by SimplifyViews, is dropped). Any op that would mix
+// the batch into other dimensions (a RESHAPE folding dim 0, FULLY_CONNECTED
+// with keep_num_dims=false on more than one row per item, slicing or padding
+// dim 0, CONCATENATION on axis 0, MediaPipe's batch-1 custom ops) makes this
+// fail with Unimplemented naming the op; `graph` is then unchanged.
+// Batch 1 changes nothing. Ends with Graph::Validate().
+absl::Status Rebatch(ir::Graph& graph, int batch);
+
 }  // namespace sluice::inference
 
 #endif  // SLUICE_INFERENCE_PASSES_H_

@@ -140,10 +140,13 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
 }
 
 void BenchModel(const std::string& path, const std::string& backend, int threads, int runs,
-                int warmup, bool per_op) {
+                int warmup, bool per_op, int batch) {
   if (runs < 1 || warmup < 0)
     Fail(absl::InvalidArgumentError("--runs must be >= 1 and --warmup >= 0"));
   absl::StatusOr<Model> model = Model::Load(path);
+  if (!model.ok()) Fail(model.status());
+  // Re-batched before anything else, so that --per-op shows the batch-N shapes.
+  model = model->WithBatch(batch);
   if (!model.ok()) Fail(model.status());
   inference::BackendOptions options;
   options.num_threads = threads;
@@ -171,6 +174,9 @@ void BenchModel(const std::string& path, const std::string& backend, int threads
       ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
   if (per_op) PrintOpTimes(*model, r);
   std::printf("runs: %d, min_ms=%.3f max_ms=%.3f\n", runs, ms.front(), ms.back());
+  if (batch > 1) {
+    std::printf("batch: %d, median_ms per item=%.3f\n", batch, median / batch);
+  }
   std::printf("bench-model %s %s %d median_ms=%.3f p90_ms=%.3f\n", BaseName(path).c_str(),
               std::string(r.backend_name()).c_str(), threads, median, pct(0.9));
 }
@@ -180,7 +186,7 @@ void BenchModel(const std::string& path, const std::string& backend, int threads
 void AddModelCommands(CLI::App& app) {
   struct Options {
     std::string model, backend = "auto";
-    int threads = 1, runs = 20, warmup = 3;
+    int threads = 1, runs = 20, warmup = 3, batch = 1;
     bool per_op = false;
   };
   auto opts = std::make_shared<Options>();
@@ -205,8 +211,11 @@ void AddModelCommands(CLI::App& app) {
   bench->add_flag("--per-op", opts->per_op,
                   "time every op on its own (xnnpack: one runtime per op) and print the hot spots "
                   "with MFLOP and GFLOP/s");
+  bench->add_option("--batch", opts->batch, "items per run (median_ms is per run)")
+      ->check(CLI::Range(1, 4096));
   bench->callback([opts] {
-    BenchModel(opts->model, opts->backend, opts->threads, opts->runs, opts->warmup, opts->per_op);
+    BenchModel(opts->model, opts->backend, opts->threads, opts->runs, opts->warmup, opts->per_op,
+               opts->batch);
   });
 }
 

@@ -527,6 +527,7 @@ cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
     sluice::fake_cuda::Push(sluice::fake_cuda::StreamOf(stream), std::move(op));
   }
   ++S().stats.graph_launches;
+  S().stats.graph_nodes_launched += static_cast<int64_t>(exec->work.size());
   return cudaSuccess;
 }
 

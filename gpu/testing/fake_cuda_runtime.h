@@ -45,6 +45,9 @@ struct Stats {
   int64_t graph_launches = 0;      // cudaGraphLaunch calls
   int64_t device_allocations = 0;  // cudaMalloc calls so far
   int64_t pinned_allocations = 0;  // cudaMallocHost calls so far
+  // Appended for kernel counts (issue 7): nodes (kernels, memcpys, memsets)
+  // replayed by cudaGraphLaunch calls so far.
+  int64_t graph_nodes_launched = 0;
 };
 Stats GetStats();
 

@@ -36,7 +36,7 @@ class CudaModel final : public CudaCompiledModel, private CudaOpContext {
     g_ = &g;
     SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                                 "cuda backend: cudaStreamCreateWithFlags");
-    const MemoryPlan plan = PlanMemory(g);
+    MemoryPlan plan = PlanMemory(g);
     const size_t n_ops = g.ops.size(), n_tensors = g.tensors.size();
 
     // Where each op runs: aliased views cost nothing; the cuda kernels where
@@ -57,6 +57,21 @@ class CudaModel final : public CudaCompiledModel, private CudaOpContext {
       island_reasons_.emplace_back(s.message());
     }
     const bool any_island = !island_reasons_.empty();
+
+    // Fusion (cuda_ops.h PlanFusion): PADs and elementwise consumers run inside
+    // a conv's kernel, launched where its chain ends; the arena is planned for
+    // the fused graph, whose lifetimes differ (no intermediates; the conv's
+    // inputs live until it runs).
+    std::vector<bool> on_device(n_ops);
+    for (size_t i = 0; i < n_ops; ++i) on_device[i] = !island[i] && !plan.op_is_alias[i];
+    fusion_ = PlanFusion(g, on_device);
+    bool any_fused = false;
+    for (size_t i = 0; i < n_ops; ++i) {
+      if (fusion_.fused_into[i] < 0) continue;
+      placement_[i] = absl::StrCat("cuda (fused into op ", fusion_.fused_into[i], ")");
+      any_fused = true;
+    }
+    if (any_fused) plan = PlanMemory(FusedGraphForPlanning(g, fusion_));
 
     // Activations: one device arena (and its host mirror for islands).
     const size_t arena_bytes = std::max(AlignUp(plan.arena_bytes, kArenaAlignment), kArenaAlignment);
@@ -117,9 +132,9 @@ class CudaModel final : public CudaCompiledModel, private CudaOpContext {
     // The uploads read the graph's memory: finish them before Prepare.
     SLUICE_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), "cuda backend: constant upload");
 
-    for (size_t i = 0; i < n_ops; ++i) {
+    for (const int op : fusion_.order) {  // fused ops launch inside their head
+      const size_t i = static_cast<size_t>(op);
       if (plan.op_is_alias[i]) continue;
-      const int op = static_cast<int>(i);
       Step step;
       step.op = op;
       if (island[i]) {
@@ -128,6 +143,8 @@ class CudaModel final : public CudaCompiledModel, private CudaOpContext {
         for (int t : g.ops[i].inputs)
           if (t >= 0 && !g.tensors[t].is_constant) step.downloads.push_back(t);
         step.uploads = g.ops[i].outputs;
+      } else if (fusion_.fusion[i].any()) {
+        ASSIGN_OR_RETURN(step.kernel, PrepareFusedConvOp(g, op, *this, fusion_.fusion[i]));
       } else {
         ASSIGN_OR_RETURN(step.kernel, PrepareCudaOp(g, op, *this));
       }
@@ -303,6 +320,7 @@ class CudaModel final : public CudaCompiledModel, private CudaOpContext {
   std::vector<Step> steps_;
   std::vector<Io> in_io_, out_io_;
   std::vector<std::string> placement_, island_reasons_;
+  FusionPlan fusion_;
 };
 
 class CudaBackend : public Backend {

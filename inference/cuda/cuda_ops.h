@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -63,6 +64,49 @@ bool IsCustomFamilyOp(ir::OpType type);
 absl::Status CheckCustomFamilyOp(const ir::Graph& graph, int op_index);
 absl::StatusOr<CudaKernel> PrepareCustomFamilyOp(const ir::Graph& graph, int op_index,
                                                  CudaOpContext& context);
+
+// --- Compile-time fusion (issue 7: at batch 1 every model is launch-bound) ---
+// A zero PAD (spatial only) whose one consumer is a CONV_2D / DEPTHWISE_CONV_2D
+// is read through by that conv (pad offsets, no PAD kernel, no padded buffer);
+// a chain of ADD / MUL / PRELU / RELU / RELU6 / LOGISTIC / HARD_SWISH / TANH / SQUARE
+// ops, each the one consumer of its predecessor's output (which is no graph
+// output), runs in the conv / depthwise / FULLY_CONNECTED kernel's epilogue;
+// an ADD/MUL operand that is a channel-only zero PAD (used once) is read
+// through too. The fused kernel runs where the chain's last op ran, so every
+// operand exists by then; the arena is planned for that order.
+struct EpilogueOp {
+  int op = -1;       // the fused op
+  int operand = -1;  // its other input (ADD/MUL/PRELU), -1 for unary ops
+  int pad_op = -1;   // a fused channel PAD whose input `operand` then is
+  int pad_before = 0;  // that PAD's leading channels
+};
+struct ConvFusion {
+  int run_at = -1;  // op position the fused kernel runs at (the chain's last op)
+  int pad_op = -1;  // fused PAD feeding input 0, -1 if none
+  int input = -1;   // tensor read as input 0 (the PAD's input when fused)
+  int pad_top = 0, pad_left = 0;  // the PAD's leading pads (H, W)
+  std::vector<EpilogueOp> epilogue;
+  int output = -1;  // tensor the kernel writes (the last fused op's output)
+  bool any() const { return pad_op >= 0 || !epilogue.empty(); }
+};
+struct FusionPlan {
+  std::vector<int> fused_into;     // per op: the op it runs inside, or -1
+  std::vector<ConvFusion> fusion;  // per op: what it absorbs (heads only)
+  std::vector<int> order;          // ops that launch, in execution order
+};
+// Finds the fusions among ops with on_device[i] (their own Check passed).
+FusionPlan PlanFusion(const ir::Graph& graph, const std::vector<bool>& on_device);
+// The graph as the fused kernels touch it, for the memory planner: fused ops
+// have no inputs/outputs, a head, at position run_at, reads `input` and the
+// operands and writes `output`. Constants' data are not copied.
+ir::Graph FusedGraphForPlanning(const ir::Graph& graph, const FusionPlan& plan);
+// PrepareConvFamilyOp with `fusion` applied (an empty one = the plain op).
+absl::StatusOr<CudaKernel> PrepareFusedConvOp(const ir::Graph& graph, int op_index,
+                                              CudaOpContext& context, const ConvFusion& fusion);
+
+// kernels/elementwise.h's UnaryCode of LOGISTIC, RELU, RELU6, TANH,
+// HARD_SWISH, SQUARE; -1 for other ops (cuda_ops_elementwise.cc).
+int UnaryKernelCode(ir::OpType type);
 
 absl::Status CheckElementwiseFamilyOp(const ir::Graph& graph, int op_index);
 absl::StatusOr<CudaKernel> PrepareElementwiseFamilyOp(const ir::Graph& graph, int op_index,

@@ -94,11 +94,61 @@ struct Io {
   float* out;
 };
 
-absl::StatusOr<Io> BindIo(const ir::Graph& g, int op_index, const CudaOpContext& ctx) {
+// With a fusion, the kernel reads the PAD's input and writes the chain's end.
+absl::StatusOr<Io> BindIo(const ir::Graph& g, int op_index, const CudaOpContext& ctx,
+                          const ConvFusion* f = nullptr) {
   const ir::Op& op = g.ops[op_index];
-  ASSIGN_OR_RETURN(void* in, DeviceOf(g, op_index, ctx, op.inputs[0]));
-  ASSIGN_OR_RETURN(void* out, DeviceOf(g, op_index, ctx, op.outputs[0]));
+  const bool fused = f != nullptr && f->any();
+  ASSIGN_OR_RETURN(void* in, DeviceOf(g, op_index, ctx, fused ? f->input : op.inputs[0]));
+  ASSIGN_OR_RETURN(void* out, DeviceOf(g, op_index, ctx, fused ? f->output : op.outputs[0]));
   return Io{static_cast<const float*>(in), static_cast<float*>(out)};
+}
+
+// The fused consumers as kernel epilogue steps (kernels/epilogue.h).
+absl::StatusOr<k::Epilogue> EpilogueOf(const ir::Graph& g, int op_index, const CudaOpContext& ctx,
+                                       const ConvFusion* f) {
+  k::Epilogue e{};
+  if (f == nullptr) return e;
+  if (f->epilogue.size() > static_cast<size_t>(k::kMaxEpilogueSteps)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(op_index), ": too many fused ops"));
+  }
+  const ir::Shape& y = g.tensors[f->output].shape;
+  for (const EpilogueOp& fused : f->epilogue) {
+    const ir::Op& op = g.ops[fused.op];
+    k::EpilogueStep st{k::kEpiUnary, 0, k::kEpiFull, nullptr, 0, 0};
+    switch (op.type) {
+      case ir::OpType::kAdd:
+      case ir::OpType::kMul:
+        st.kind = op.type == ir::OpType::kAdd ? k::kEpiAdd : k::kEpiMul;
+        st.code = static_cast<int>(op.opts<ir::BinaryOptions>().activation);
+        break;
+      case ir::OpType::kPrelu:
+        st.kind = k::kEpiPrelu;
+        break;
+      default:
+        st.code = UnaryKernelCode(op.type);
+        if (st.code < 0) {
+          return absl::InternalError(
+              absl::StrCat(g.OpLabel(op_index), ": cannot fuse ", g.OpLabel(fused.op)));
+        }
+    }
+    if (fused.pad_op >= 0) {
+      const ir::Tensor& src = g.tensors[fused.operand];
+      st.operand_kind = k::kEpiPaddedChannels;
+      st.channels = src.shape.back();
+      st.offset = fused.pad_before;
+      ASSIGN_OR_RETURN(void* d, DeviceOf(g, op_index, ctx, fused.operand));
+      st.operand = static_cast<const float*>(d);
+    } else if (st.kind != k::kEpiUnary) {
+      const ir::Shape& o = g.tensors[fused.operand].shape;
+      st.operand_kind = o == y ? k::kEpiFull
+                        : ir::NumElements(o) == 1 ? k::kEpiScalar : k::kEpiChannel;
+      ASSIGN_OR_RETURN(void* d, DeviceOf(g, op_index, ctx, fused.operand));
+      st.operand = static_cast<const float*>(d);
+    }
+    e.steps[e.count++] = st;
+  }
+  return e;
 }
 
 // Geometry of a convolution-like op from its (already checked) tensors.
@@ -113,40 +163,67 @@ k::ConvParams ConvGeometry(const ir::Tensor& x, const ir::Tensor& w, const ir::T
   return p;
 }
 
-absl::StatusOr<CudaKernel> PrepareConv2D(const ir::Graph& g, int op_index, CudaOpContext& ctx) {
+// A fused PAD (cuda_ops.h ConvFusion): the conv reads the PAD's input, whose
+// missing border the kernels' bounds checks already read as zeros, with the
+// PAD's leading pads added to its own.
+void ApplyPad(const ir::Graph& g, const ConvFusion* f, k::ConvParams& p) {
+  if (f == nullptr || f->pad_op < 0) return;
+  const ir::Tensor& src = g.tensors[f->input];
+  p.ih = src.shape[1];
+  p.iw = src.shape[2];
+  p.pt += f->pad_top;
+  p.pl += f->pad_left;
+}
+
+// CONV_2D / DEPTHWISE_CONV_2D: geometry, TF padding, a fused PAD, fused consumers.
+absl::StatusOr<k::ConvParams> SpatialConv(const ir::Graph& g, int op_index,
+                                          const CudaOpContext& ctx, const ConvFusion* f,
+                                          ir::Padding padding, int sh, int sw, int dh, int dw,
+                                          ir::Activation act) {
+  const ir::Op& op = g.ops[op_index];
+  k::ConvParams p = ConvGeometry(In(g, op, 0), In(g, op, 1), Out(g, op), sh, sw, dh, dw, act);
+  p.pt = ir::ComputePadding(padding, p.ih, p.kh, p.sh, p.dh).pad_before;
+  p.pl = ir::ComputePadding(padding, p.iw, p.kw, p.sw, p.dw).pad_before;
+  ApplyPad(g, f, p);
+  ASSIGN_OR_RETURN(p.epi, EpilogueOf(g, op_index, ctx, f));
+  return p;
+}
+
+absl::StatusOr<CudaKernel> PrepareConv2D(const ir::Graph& g, int op_index, CudaOpContext& ctx,
+                                         const ConvFusion* f) {
   const ir::Op& op = g.ops[op_index];
   const auto& o = op.opts<ir::Conv2DOptions>();
-  const ir::Tensor &x = In(g, op, 0), &w = In(g, op, 1), &y = Out(g, op);
-  k::ConvParams p =
-      ConvGeometry(x, w, y, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w, o.activation);
-  p.pt = ir::ComputePadding(o.padding, p.ih, p.kh, p.sh, p.dh).pad_before;
-  p.pl = ir::ComputePadding(o.padding, p.iw, p.kw, p.sw, p.dw).pad_before;
+  const ir::Tensor& w = In(g, op, 1);
+  ASSIGN_OR_RETURN(const k::ConvParams p,
+                   SpatialConv(g, op_index, ctx, f, o.padding, o.stride_h, o.stride_w,
+                               o.dilation_h, o.dilation_w, o.activation));
   ASSIGN_OR_RETURN(const float* wd, Upload(ctx, PackOcLast(w.f32(), p.oc, p.kh, p.kw, p.ic)));
   ASSIGN_OR_RETURN(const float* bias, BiasOf(g, op_index, ctx, p.oc));
-  ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx));
-  if (p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1) {
-    // Stride 1 and a 1x1 window: no padding either way, out = in, a GEMM
-    // over all pixels of the batch.
-    const k::GemmParams gp{p.n * p.oh * p.ow, p.oc, p.ic, p.act};
+  ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx, f));
+  if (p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ih == p.oh && p.iw == p.ow) {
+    // Stride 1 and a 1x1 window: no padding either way (unless a PAD was
+    // fused), out = in, a GEMM over all pixels of the batch.
+    k::GemmParams gp{p.n * p.oh * p.ow, p.oc, p.ic, p.act};
+    gp.epi = p.epi;
     return CudaKernel([=](cudaStream_t s) { return k::LaunchGemm(io.in, wd, bias, io.out, gp, s); });
   }
   return CudaKernel([=](cudaStream_t s) { return k::LaunchConv2D(io.in, wd, bias, io.out, p, s); });
 }
 
-absl::StatusOr<CudaKernel> PrepareDepthwise(const ir::Graph& g, int op_index, CudaOpContext& ctx) {
+absl::StatusOr<CudaKernel> PrepareDepthwise(const ir::Graph& g, int op_index, CudaOpContext& ctx,
+                                            const ConvFusion* f) {
   const ir::Op& op = g.ops[op_index];
   const auto& o = op.opts<ir::DepthwiseConv2DOptions>();
-  const ir::Tensor &x = In(g, op, 0), &w = In(g, op, 1), &y = Out(g, op);
-  k::ConvParams p =
-      ConvGeometry(x, w, y, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w, o.activation);
-  p.pt = ir::ComputePadding(o.padding, p.ih, p.kh, p.sh, p.dh).pad_before;
-  p.pl = ir::ComputePadding(o.padding, p.iw, p.kw, p.sw, p.dw).pad_before;
+  const ir::Tensor& w = In(g, op, 1);
+  ASSIGN_OR_RETURN(const k::ConvParams p,
+                   SpatialConv(g, op_index, ctx, f, o.padding, o.stride_h, o.stride_w,
+                               o.dilation_h, o.dilation_w, o.activation));
   // [1,KH,KW,OC] is already channel-innermost; a copy of our own keeps the
   // kernel independent of how the backend stores constants.
   ASSIGN_OR_RETURN(const float* wd,
                    Upload(ctx, std::vector<float>(w.f32(), w.f32() + w.num_elements())));
   ASSIGN_OR_RETURN(const float* bias, BiasOf(g, op_index, ctx, p.oc));
-  ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx));
+  ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx, f));
   return CudaKernel(
       [=](cudaStream_t s) { return k::LaunchDepthwiseConv2D(io.in, wd, bias, io.out, p, s); });
 }
@@ -170,17 +247,18 @@ absl::StatusOr<CudaKernel> PrepareTransposeConv(const ir::Graph& g, int op_index
 }
 
 absl::StatusOr<CudaKernel> PrepareFullyConnected(const ir::Graph& g, int op_index,
-                                                 CudaOpContext& ctx) {
+                                                 CudaOpContext& ctx, const ConvFusion* f) {
   const ir::Op& op = g.ops[op_index];
   const auto& o = op.opts<ir::FullyConnectedOptions>();
   const ir::Tensor &x = In(g, op, 0), &w = In(g, op, 1);
   const int out_n = w.shape[0], in_n = w.shape[1];
   // keep_num_dims only changes the output's shape, which the checks matched
   // against rows x out_n already.
-  const k::GemmParams gp{static_cast<int>(x.num_elements() / in_n), out_n, in_n,
-                         ActCode(o.activation)};
+  k::GemmParams gp{static_cast<int>(x.num_elements() / in_n), out_n, in_n,
+                   ActCode(o.activation)};
+  ASSIGN_OR_RETURN(gp.epi, EpilogueOf(g, op_index, ctx, f));
   ASSIGN_OR_RETURN(const float* bias, BiasOf(g, op_index, ctx, out_n));
-  ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx));
+  ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx, f));
   const float* wd = w.f32();
   if (gp.m <= k::kGemvMaxRows) {
     // Few rows: a warp per output over TFLite's [OUT,IN] rows.
@@ -253,20 +331,35 @@ absl::Status CheckConvFamilyOp(const ir::Graph& graph, int op_index) {
 
 absl::StatusOr<CudaKernel> PrepareConvFamilyOp(const ir::Graph& graph, int op_index,
                                                CudaOpContext& context) {
+  return PrepareFusedConvOp(graph, op_index, context, ConvFusion{});
+}
+
+absl::StatusOr<CudaKernel> PrepareFusedConvOp(const ir::Graph& graph, int op_index,
+                                              CudaOpContext& context, const ConvFusion& fusion) {
   RETURN_IF_ERROR(CheckConvFamilyOp(graph, op_index));
+  const ConvFusion* f = fusion.any() ? &fusion : nullptr;
+  const ir::OpType type = graph.ops[op_index].type;
+  if (f != nullptr && f->pad_op >= 0 && type != ir::OpType::kConv2D &&
+      type != ir::OpType::kDepthwiseConv2D) {
+    return absl::InternalError(absl::StrCat(graph.OpLabel(op_index), ": cannot absorb a PAD"));
+  }
+  if (f != nullptr && !f->epilogue.empty() && type != ir::OpType::kConv2D &&
+      type != ir::OpType::kDepthwiseConv2D && type != ir::OpType::kFullyConnected) {
+    return absl::InternalError(absl::StrCat(graph.OpLabel(op_index), ": cannot fuse consumers"));
+  }
   // An empty output: nothing to launch (the kernels' grids must not be empty).
   if (graph.tensors[graph.ops[op_index].outputs[0]].num_elements() == 0) {
     return CudaKernel([](cudaStream_t) { return cudaSuccess; });
   }
   switch (graph.ops[op_index].type) {
     case ir::OpType::kConv2D:
-      return PrepareConv2D(graph, op_index, context);
+      return PrepareConv2D(graph, op_index, context, f);
     case ir::OpType::kDepthwiseConv2D:
-      return PrepareDepthwise(graph, op_index, context);
+      return PrepareDepthwise(graph, op_index, context, f);
     case ir::OpType::kTransposeConvBias:
       return PrepareTransposeConv(graph, op_index, context);
     case ir::OpType::kFullyConnected:
-      return PrepareFullyConnected(graph, op_index, context);
+      return PrepareFullyConnected(graph, op_index, context, f);
     case ir::OpType::kAveragePool2D:
     case ir::OpType::kMaxPool2D:
       return PreparePool(graph, op_index, context);

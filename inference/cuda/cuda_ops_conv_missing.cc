@@ -31,4 +31,9 @@ absl::StatusOr<CudaKernel> PrepareConvFamilyOp(const ir::Graph& graph, int op_in
   return CheckConvFamilyOp(graph, op_index);
 }
 
+absl::StatusOr<CudaKernel> PrepareFusedConvOp(const ir::Graph& graph, int op_index,
+                                              CudaOpContext&, const ConvFusion&) {
+  return CheckConvFamilyOp(graph, op_index);
+}
+
 }  // namespace sluice::inference::cuda

@@ -11,40 +11,15 @@
 #include "gtest/gtest.h"
 #include "inference/model.h"
 #include "inference/reference/reference_kernels.h"
+#include "inference/testing/shipped_models.h"
 #include "inference/testing/test_inputs.h"
 #include "inference/xnnpack/xnnpack_backend.h"
 
 namespace sluice::inference::xnn {
 namespace {
 
-struct ModelCase {
-  const char* file;
-  float lo, hi;  // the input range MediaPipe's graphs feed the model
-  // Relative tolerance. 1e-4 by default; the pose landmark models have outputs
-  // (segmentation logits, pose flag) on which Google's own TFLite kernels
-  // (builtin vs XNNPACK) already differ by up to 1.5e-3: twice that is allowed.
-  double tolerance = 1e-4;
-};
-
-const ModelCase kModels[] = {
-    {"palm_detection_lite.tflite", 0, 1},
-    {"palm_detection_full.tflite", 0, 1},
-    {"hand_landmark_lite.tflite", 0, 1},
-    {"hand_landmark_full.tflite", 0, 1},
-    {"pose_detection.tflite", -1, 1},
-    {"pose_landmark_lite.tflite", 0, 1, 3e-3},
-    {"pose_landmark_full.tflite", 0, 1, 3e-3},
-    {"pose_landmark_heavy.tflite", 0, 1, 3e-3},
-    {"face_detection_short_range.tflite", -1, 1},
-    {"face_detection_full_range.tflite", -1, 1},
-    {"face_detection_full_range_sparse.tflite", -1, 1},
-    {"face_landmark.tflite", 0, 1},
-    {"face_landmark_with_attention.tflite", 0, 1},
-    {"selfie_segmentation.tflite", 0, 1},
-    {"selfie_segmentation_landscape.tflite", 0, 1},
-    {"iris_landmark.tflite", 0, 1},
-    {"hand_recrop.tflite", 0, 1},
-};
+using ModelCase = testing::ShippedModel;
+const auto& kModels = testing::kShippedModels;
 
 class XnnpackModelTest : public ::testing::TestWithParam<ModelCase> {};
 
@@ -104,14 +79,13 @@ TEST_P(XnnpackModelTest, MatchesReferenceOnARealImage) {
     const double rel = max_diff / std::max(1e-6, max_ref);
     std::printf("  output %zu %s: max|ref| %.3g, relative error %.2e\n", o, want[o].name.c_str(),
                 max_ref, rel);
-    EXPECT_LE(rel, mc.tolerance) << mc.file << " output " << want[o].name;
+    EXPECT_LE(rel, mc.xnnpack_tolerance) << mc.file << " output " << want[o].name;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, XnnpackModelTest, ::testing::ValuesIn(kModels),
                          [](const ::testing::TestParamInfo<ModelCase>& info) {
-                           std::string n = info.param.file;
-                           return n.substr(0, n.find('.'));
+                           return testing::ShippedModelTestName(info.param.file);
                          });
 
 }  // namespace

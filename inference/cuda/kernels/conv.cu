@@ -92,7 +92,7 @@ __global__ void GemvKernel(const float* __restrict__ a, const float* __restrict_
     for (int offset = kGemvLanes / 2; offset > 0; offset /= 2) {
       v += __shfl_down_sync(0xffffffffu, v, offset);
     }
-    if (lane == 0) c[static_cast<int64_t>(m) * p.n + j] = ConvActivate(v + bias[j], p.act);
+    if (lane == 0) c[static_cast<int64_t>(m) * p.n + j] = GemmFinish(v, bias, p, m, j);
   }
 }
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "gpu/kernels/host_device.h"
+#include "inference/cuda/kernels/epilogue.h"
 
 namespace sluice {
 namespace inference {
@@ -50,10 +51,21 @@ SLUICE_HOST_DEVICE float ConvActivate(float v, int act) {
 }
 
 // Geometry of a (depthwise or transposed) convolution. pt/pl: leading pads.
+// epi: fused consumers (epilogue.h); zero-initialised = none.
 struct ConvParams {
   int n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, dh, dw, pt, pl;
   int act;
+  Epilogue epi;
 };
+
+// Bias, activation and fused consumers of output element (n, oy, ox, oc).
+SLUICE_HOST_DEVICE float ConvFinish(float acc, const float* bias, const ConvParams& p, int n,
+                                    int oy, int ox, int oc) {
+  const float v = ConvActivate(acc + bias[oc], p.act);
+  if (p.epi.count == 0) return v;
+  const int64_t i = ((static_cast<int64_t>(n) * p.oh + oy) * p.ow + ox) * p.oc + oc;
+  return ApplyEpilogue(v, p.epi, i, oc, p.oc);
+}
 
 // C[m, j] = act(sum_k A[m, k] * B[k, j] + bias[j]) for m < M, j < N, k < K.
 // A is row-major [M,K] (an NHWC activation seen as pixels x channels, or FC
@@ -62,7 +74,15 @@ struct ConvParams {
 struct GemmParams {
   int m, n, k;
   int act;
+  Epilogue epi;  // fused consumers; element m * n + j, channel j
 };
+
+SLUICE_HOST_DEVICE float GemmFinish(float acc, const float* bias, const GemmParams& p, int m,
+                                    int j) {
+  const float v = ConvActivate(acc + bias[j], p.act);
+  if (p.epi.count == 0) return v;
+  return ApplyEpilogue(v, p.epi, static_cast<int64_t>(m) * p.n + j, j, p.n);
+}
 
 // The GEMM kernel's block: a kGemmTile x kGemmTile block of C per 16x16
 // threads (2x2 outputs each, strided by 16 so that a warp's loads and stores
@@ -115,7 +135,7 @@ SLUICE_HOST_DEVICE void GemmStore(const float acc[2][2], const float* bias, floa
     if (m >= p.m) continue;
     for (int j = 0; j < 2; ++j) {
       const int n = n0 + tx + 16 * j;
-      if (n < p.n) c[static_cast<int64_t>(m) * p.n + n] = ConvActivate(acc[i][j] + bias[n], p.act);
+      if (n < p.n) c[static_cast<int64_t>(m) * p.n + n] = GemmFinish(acc[i][j], bias, p, m, n);
     }
   }
 }
@@ -158,7 +178,7 @@ SLUICE_HOST_DEVICE float ConvOutput(const float* in, const float* w, const float
       for (int ic = 0; ic < p.ic; ++ic) acc += ip[ic] * wp[static_cast<int64_t>(ic) * p.oc];
     }
   }
-  return ConvActivate(acc + bias[oc], p.act);
+  return ConvFinish(acc, bias, p, n, oy, ox, oc);
 }
 
 // Output element (n, oy, ox, oc) of DEPTHWISE_CONV_2D: input channel
@@ -182,7 +202,7 @@ SLUICE_HOST_DEVICE float DepthwiseOutput(const float* in, const float* w, const 
       acc += ib[(static_cast<int64_t>(iy) * p.iw + ix) * p.ic] * w[(ky * kw + kx) * p.oc + oc];
     }
   }
-  return ConvActivate(acc + bias[oc], p.act);
+  return ConvFinish(acc, bias, p, n, oy, ox, oc);
 }
 
 // Which DepthwiseOutput<K> a launcher runs (the device and host launchers

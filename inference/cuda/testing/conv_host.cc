@@ -18,11 +18,29 @@ bool FloatsOk(const float* p, int64_t count) {
   return fake_cuda::CheckDeviceRange(p, static_cast<size_t>(count) * sizeof(float));
 }
 
+// The fused consumers' operands (epilogue.h) over an output of `count`
+// elements and `channels` channels.
+bool EpilogueOk(const Epilogue& e, int64_t count, int channels) {
+  if (e.count < 0 || e.count > kMaxEpilogueSteps) return false;
+  for (int s = 0; s < e.count; ++s) {
+    const EpilogueStep& st = e.steps[s];
+    if (st.kind == kEpiUnary) continue;
+    int64_t n = st.operand_kind == kEpiFull ? count : st.operand_kind == kEpiChannel ? channels : 1;
+    if (st.operand_kind == kEpiPaddedChannels) {
+      if (st.channels <= 0 || st.offset < 0 || st.offset + st.channels > channels) return false;
+      n = count / channels * st.channels;
+    }
+    if (!FloatsOk(st.operand, n)) return false;
+  }
+  return true;
+}
+
 // Input, weights (kh*kw*w_per_tap floats), bias and output of a convolution.
 bool ConvRangesOk(const float* in, const float* w, int64_t w_count, const float* bias,
                   const float* out, const ConvParams& p) {
+  const int64_t out_count = static_cast<int64_t>(p.n) * p.oh * p.ow * p.oc;
   return FloatsOk(in, static_cast<int64_t>(p.n) * p.ih * p.iw * p.ic) && FloatsOk(w, w_count) &&
-         FloatsOk(bias, p.oc) && FloatsOk(out, static_cast<int64_t>(p.n) * p.oh * p.ow * p.oc);
+         FloatsOk(bias, p.oc) && FloatsOk(out, out_count) && EpilogueOk(p.epi, out_count, p.oc);
 }
 
 // Runs fn(n, oy, ox, oc) over every output element, in output order.
@@ -54,7 +72,8 @@ cudaError_t LaunchGemm(const float* a, const float* b, const float* bias, float*
                        const GemmParams& p, cudaStream_t stream) {
   if (!GemmParamsValid(p)) return cudaErrorInvalidValue;
   if (!FloatsOk(a, static_cast<int64_t>(p.m) * p.k) || !FloatsOk(b, static_cast<int64_t>(p.k) * p.n) ||
-      !FloatsOk(bias, p.n) || !FloatsOk(c, static_cast<int64_t>(p.m) * p.n)) {
+      !FloatsOk(bias, p.n) || !FloatsOk(c, static_cast<int64_t>(p.m) * p.n) ||
+      !EpilogueOk(p.epi, static_cast<int64_t>(p.m) * p.n, p.n)) {
     return cudaErrorInvalidValue;
   }
   if ((p.n + kGemmTile - 1) / kGemmTile > 65535) return cudaErrorInvalidValue;
@@ -80,7 +99,8 @@ cudaError_t LaunchGemv(const float* a, const float* w_nk, const float* bias, flo
   if (!GemmParamsValid(p) || p.m > kGemvMaxRows) return cudaErrorInvalidValue;
   if (!FloatsOk(a, static_cast<int64_t>(p.m) * p.k) ||
       !FloatsOk(w_nk, static_cast<int64_t>(p.k) * p.n) || !FloatsOk(bias, p.n) ||
-      !FloatsOk(c, static_cast<int64_t>(p.m) * p.n)) {
+      !FloatsOk(c, static_cast<int64_t>(p.m) * p.n) ||
+      !EpilogueOk(p.epi, static_cast<int64_t>(p.m) * p.n, p.n)) {
     return cudaErrorInvalidValue;
   }
   return fake_cuda::Enqueue(stream, [=] {
@@ -88,7 +108,7 @@ cudaError_t LaunchGemv(const float* a, const float* w_nk, const float* bias, flo
     for (int j = 0; j < p.n; ++j)
       for (int m = 0; m < p.m; ++m) {
         for (int l = 0; l < kGemvLanes; ++l) part[l] = GemvLanePartial(a, w_nk, p, m, j, l);
-        c[static_cast<int64_t>(m) * p.n + j] = ConvActivate(GemvTreeSum(part) + bias[j], p.act);
+        c[static_cast<int64_t>(m) * p.n + j] = GemmFinish(GemvTreeSum(part), bias, p, m, j);
       }
   });
 }
