@@ -190,15 +190,30 @@ TEST(WorkPoolTest, CallerRunsItemsItself) {
   struct Ctx {
     std::thread::id caller;
     std::atomic<int> by_caller{0};
+    std::atomic<bool> timed_out{false};
   } ctx{std::this_thread::get_id()};
   pthreadpool_parallelize_1d(
       pool,
       [](void* p, size_t) {
         auto* c = static_cast<Ctx*>(p);
-        if (std::this_thread::get_id() == c->caller) c->by_caller.fetch_add(1);
+        if (std::this_thread::get_id() == c->caller) {
+          c->by_caller.fetch_add(1);
+          return;
+        }
+        // A worker's item waits for the caller to have run one (5 s at most,
+        // so that a pool where the caller only waits fails instead of hangs).
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (c->by_caller.load() == 0) {
+          if (std::chrono::steady_clock::now() > until) {
+            c->timed_out = true;
+            return;
+          }
+          std::this_thread::yield();
+        }
       },
       &ctx, 64, 0);
   EXPECT_GT(ctx.by_caller.load(), 0);
+  EXPECT_FALSE(ctx.timed_out.load());
   pthreadpool_destroy(pool);
 }
 
