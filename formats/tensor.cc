@@ -224,4 +224,16 @@ std::string Tensor::DebugString() const {
                       "]");
 }
 
+absl::Status SyncToCpu(const std::vector<Tensor>& tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    absl::Status s = tensors[i].SyncToCpu();
+    if (!s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("tensor ", i, " (", tensors[i].DebugString(),
+                                       "): its GPU side could not be read: ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace sluice

@@ -206,6 +206,11 @@ class Tensor {
   std::unique_ptr<std::shared_mutex> mu_;
 };
 
+// Makes every tensor's CPU side current (SyncToCpu), for calculators that
+// read CPU views of tensors that may come from the GPU: the first error, with
+// the tensor's index, instead of a null view.
+absl::Status SyncToCpu(const std::vector<Tensor>& tensors);
+
 }  // namespace sluice
 
 #endif  // SLUICE_FORMATS_TENSOR_H_

@@ -130,6 +130,7 @@ class InferenceCalculatorCpu : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag("TENSORS").IsEmpty()) return absl::OkStatus();
     const auto& inputs = cc->Inputs().Tag("TENSORS").Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(inputs));
     const auto& model_inputs = runner_->Inputs();
     if (inputs.size() != model_inputs.size()) {
       return absl::InvalidArgumentError(absl::StrCat("the model takes ", model_inputs.size(),

@@ -146,6 +146,33 @@ TEST(InferenceCalculatorTest, GpuDelegateRunsOnCudaOrFallsBackToTheCpu) {
   }
 }
 
+// A tensor whose only current side is a GPU one that cannot be read (a lost
+// device): the node fails with that error, instead of reading a null view.
+class LostDeviceStorage : public TensorGpuStorage {
+ public:
+  absl::Status DownloadTo(void*, size_t) override { return absl::InternalError("device lost"); }
+  absl::Status UploadFrom(const void*, size_t) override { return absl::OkStatus(); }
+};
+
+TEST(InferenceCalculatorTest, UnreadableGpuTensorIsAnErrorNotACrash) {
+  const std::string path = ModelPath("hand_recrop.tflite");
+  auto model = inference::Model::Load(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<int> dims((*model).inputs()[0].shape.begin(), (*model).inputs()[0].shape.end());
+  CalculatorGraph graph;
+  ASSERT_TRUE(graph.Initialize(Config(path)).ok());
+  ASSERT_TRUE(graph.StartRun().ok());
+  auto inputs = std::make_unique<std::vector<Tensor>>();
+  inputs->emplace_back(Tensor::ElementType::kFloat32, Tensor::Shape(dims),
+                       std::make_shared<LostDeviceStorage>());
+  ASSERT_TRUE(graph.AddPacketToInputStream("in", Adopt(inputs.release()).At(Timestamp(0))).ok());
+  ASSERT_TRUE(graph.CloseAllInputStreams().ok());
+  const absl::Status status = graph.WaitUntilDone();
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("could not be read"));
+  EXPECT_THAT(status.message(), HasSubstr("device lost"));
+}
+
 TEST(InferenceCalculatorTest, MissingModelNamesThePathAndTheFix) {
   CalculatorGraph graph;
   ASSERT_TRUE(graph.Initialize(Config("no/such/model_xyz.tflite")).ok());

@@ -27,6 +27,7 @@
 #include "calculators/tensor/tensors_to_classification_calculator.pb.h"
 #include "formats/classification.pb.h"
 #include "formats/tensor.h"
+#include "util/status_macros.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
 #include "util/resource_util.h"
@@ -109,6 +110,7 @@ class TensorsToClassificationCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
     const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(tensors));
     if (tensors.size() != 1) {
       return Error(absl::StrCat("expected exactly 1 tensor, got ", tensors.size()));
     }

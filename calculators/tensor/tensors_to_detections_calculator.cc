@@ -35,6 +35,7 @@
 #include "formats/anchor.pb.h"
 #include "formats/detection.pb.h"
 #include "formats/tensor.h"
+#include "util/status_macros.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
 
@@ -141,6 +142,7 @@ class TensorsToDetectionsCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
     const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(tensors));
     for (const Tensor& t : tensors) {
       if (t.element_type() != Tensor::ElementType::kFloat32) {
         return Error("input tensors must be float32");

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "calculators/tensor/tensors_to_floats_calculator.pb.h"
 #include "formats/tensor.h"
+#include "util/status_macros.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
 
@@ -52,6 +53,7 @@ class TensorsToFloatsCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
     const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(tensors));
     if (tensors.empty() || tensors[0].element_type() != Tensor::ElementType::kFloat32) {
       return absl::InvalidArgumentError(
           "TensorsToFloatsCalculator: needs at least one float32 tensor");

@@ -25,6 +25,7 @@
 #include "calculators/tensor/tensors_to_landmarks_calculator.pb.h"
 #include "formats/landmark.pb.h"
 #include "formats/tensor.h"
+#include "util/status_macros.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
 
@@ -105,6 +106,7 @@ class TensorsToLandmarksCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
     const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(tensors));
     if (tensors.empty()) return Error("empty tensor vector");
     const Tensor& t = tensors[0];
     if (t.element_type() != Tensor::ElementType::kFloat32) return Error("tensor must be float32");

@@ -30,6 +30,7 @@
 #include "formats/image_frame.h"
 #include "formats/image_frame_opencv.h"
 #include "formats/tensor.h"
+#include "util/status_macros.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
 
@@ -76,6 +77,7 @@ class TensorsToSegmentationCalculator : public CalculatorBase {
   absl::Status Process(CalculatorContext* cc) override {
     if (cc->Inputs().Tag(kTensorsTag).IsEmpty()) return absl::OkStatus();
     const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(tensors));
     if (tensors.empty()) return Error("the TENSORS vector is empty");
     const Tensor& tensor = tensors[0];
     if (tensor.element_type() != Tensor::ElementType::kFloat32) {

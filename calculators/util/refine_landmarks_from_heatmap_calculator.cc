@@ -28,6 +28,7 @@
 #include "calculators/util/refine_landmarks_from_heatmap_calculator.pb.h"
 #include "formats/landmark.pb.h"
 #include "formats/tensor.h"
+#include "util/status_macros.h"
 #include "framework/calculator_base.h"
 #include "framework/calculator_registry.h"
 
@@ -78,6 +79,7 @@ class RefineLandmarksFromHeatmapCalculator : public CalculatorBase {
       return absl::OkStatus();
     }
     const auto& tensors = cc->Inputs().Tag(kTensorsTag).Get<std::vector<Tensor>>();
+    RETURN_IF_ERROR(SyncToCpu(tensors));
     if (tensors.empty()) return Error("TENSORS is empty; its first tensor must be the heatmap");
     const Tensor& heatmap = tensors[0];
     const std::vector<int>& dims = heatmap.shape().dims;
