@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "calculators/util/test_util.h"
@@ -40,6 +42,31 @@ TEST(TypedVectorCalculatorsTest, SplitTensorVectorCopiesRanges) {
   EXPECT_EQ(b[1].shape().dims, (std::vector<int>{1, 2}));
   EXPECT_FLOAT_EQ(b[1].GetCpuReadView().buffer<float>()[1], 13.0f);
   EXPECT_FLOAT_EQ(a[0].GetCpuReadView().buffer<float>()[0], 0.0f);
+}
+
+// A GPU-only tensor that cannot be downloaded: an error, not a copy from a
+// null view.
+class LostDeviceStorage : public TensorGpuStorage {
+ public:
+  absl::Status DownloadTo(void*, size_t) override { return absl::InternalError("device lost"); }
+  absl::Status UploadFrom(const void*, size_t) override { return absl::OkStatus(); }
+};
+
+TEST(TypedVectorCalculatorsTest, SplitTensorVectorUnreadableGpuTensorIsAnError) {
+  auto* tensors = new std::vector<Tensor>();
+  tensors->emplace_back(Tensor::ElementType::kFloat32, Tensor::Shape{1, 2},
+                        std::make_shared<LostDeviceStorage>());
+  auto run = RunGraph(R"(
+      input_stream: "t" output_stream: "a"
+      node {
+        calculator: "SplitTensorVectorCalculator"
+        input_stream: "t" output_stream: "a"
+        options: { [mediapipe.SplitVectorCalculatorOptions.ext] {
+          ranges: { begin: 0 end: 1 } } }
+      })",
+                      {{"t", Adopt(tensors).At(Timestamp(1))}}, {"a"});
+  EXPECT_FALSE(run.status.ok());
+  EXPECT_NE(run.status.message().find("device lost"), std::string::npos) << run.status;
 }
 
 TEST(TypedVectorCalculatorsTest, SplitNormalizedLandmarkListCombinesRanges) {

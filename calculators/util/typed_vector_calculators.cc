@@ -100,6 +100,8 @@ class SplitTensorVectorCalculator : public SplitVectorCalculatorBase {
     const auto& in = cc->Inputs().Index(0).Get<std::vector<Tensor>>();
     absl::Status s = CheckInputSize(in.size());
     if (!s.ok()) return s;
+    s = SyncToCpu(in);  // the copies read CPU views
+    if (!s.ok()) return s;
     const Timestamp ts = cc->InputTimestamp();
     if (combine_outputs_) {
       auto out = std::make_unique<std::vector<Tensor>>();
