@@ -38,7 +38,7 @@ NarrowConv::NarrowConv(const NarrowConvShape& s, const float* weights, const flo
 }
 
 #if SLUICE_NARROW_AVX512
-__attribute__((target("avx512f"))) void NarrowConv::Transpose(const float* in, int row_begin,
+__attribute__((target("avx512f"))) void NarrowConv::Stage(const float* in, int row_begin,
                                                               int row_end) const {
   const int c = s_.channels;
   const __m512i index = _mm512_mullo_epi32(
@@ -84,7 +84,7 @@ __attribute__((target("avx512f"))) void NarrowConv::Compute(float* out, int row_
   }
 }
 #else
-void NarrowConv::Transpose(const float*, int, int) const {}
+void NarrowConv::Stage(const float*, int, int) const {}
 void NarrowConv::Compute(float*, int, int) const {}
 #endif
 

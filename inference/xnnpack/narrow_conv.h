@@ -30,10 +30,10 @@ class NarrowConv {
   NarrowConv(const NarrowConvShape& s, const float* weights, const float* bias, float out_min,
              float out_max);
   const NarrowConvShape& shape() const { return s_; }
-  // Phase 1: input rows [begin, end) into the planes. Phase 2: output rows
-  // [begin, end) from the planes (after all of phase 1). Not reentrant: one
+  // Stage: input rows [begin, end) into the planes. Compute: output rows
+  // [begin, end) from the planes (after all of Stage). Not reentrant: one
   // scratch per kernel (one compiled model runs one Invoke at a time).
-  void Transpose(const float* in, int row_begin, int row_end) const;
+  void Stage(const float* in, int row_begin, int row_end) const;
   void Compute(float* out, int row_begin, int row_end) const;
 
  private:

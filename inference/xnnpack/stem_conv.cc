@@ -44,7 +44,7 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
   padded_.assign(padded_h_ * padded_w_ * s.channels, 0.0f);
 }
 
-void StemConv::Pad(const float* in, int row_begin, int row_end) const {
+void StemConv::Stage(const float* in, int row_begin, int row_end) const {
   const size_t c = static_cast<size_t>(s_.channels);
   for (int y = row_begin; y < row_end; ++y) {
     std::memcpy(padded_.data() + ((y + s_.pad_top) * padded_w_ + s_.pad_left) * c,

@@ -32,10 +32,10 @@ class StemConv {
   StemConv(const StemConvShape& s, const float* weights, const float* bias, float out_min,
            float out_max);
   const StemConvShape& shape() const { return s_; }
-  // Phase 1: input rows [begin, end) into the zero-bordered buffer. Phase 2:
-  // output rows [begin, end) (after all of phase 1). Not reentrant: one
+  // Stage: input rows [begin, end) into the zero-bordered buffer. Compute:
+  // output rows [begin, end) (after all of Stage). Not reentrant: one
   // buffer per kernel (a compiled model runs one Invoke at a time).
-  void Pad(const float* in, int row_begin, int row_end) const;
+  void Stage(const float* in, int row_begin, int row_end) const;
   void Compute(float* out, int row_begin, int row_end) const;
 
  private:

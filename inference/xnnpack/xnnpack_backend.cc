@@ -299,37 +299,25 @@ void RunDepthwiseRow(void* context, size_t row) {
   PoolHandOff(t);
 }
 
-struct NarrowTask {
-  const NarrowConv* conv;
+// The narrow and stem kernels (narrow_conv.h, stem_conv.h) run in two
+// row-parallel phases: Stage copies the input into the kernel's own layout,
+// Compute writes the output rows from it.
+template <typename Conv>
+struct StagedTask {
+  const Conv* conv;
   const float* in;
   float* out;
 };
-void RunNarrowTranspose(void* context, size_t row) {
-  const auto* t = static_cast<const NarrowTask*>(context);
+template <typename Conv>
+void RunStageRow(void* context, size_t row) {
+  const auto* t = static_cast<const StagedTask<Conv>*>(context);
   PoolTakeOver(t);
-  t->conv->Transpose(t->in, static_cast<int>(row), static_cast<int>(row) + 1);
+  t->conv->Stage(t->in, static_cast<int>(row), static_cast<int>(row) + 1);
   PoolHandOff(t);
 }
-void RunNarrowRow(void* context, size_t row) {
-  const auto* t = static_cast<const NarrowTask*>(context);
-  PoolTakeOver(t);
-  t->conv->Compute(t->out, static_cast<int>(row), static_cast<int>(row) + 1);
-  PoolHandOff(t);
-}
-
-struct StemTask {
-  const StemConv* conv;
-  const float* in;
-  float* out;
-};
-void RunStemPad(void* context, size_t row) {
-  const auto* t = static_cast<const StemTask*>(context);
-  PoolTakeOver(t);
-  t->conv->Pad(t->in, static_cast<int>(row), static_cast<int>(row) + 1);
-  PoolHandOff(t);
-}
-void RunStemRow(void* context, size_t row) {
-  const auto* t = static_cast<const StemTask*>(context);
+template <typename Conv>
+void RunComputeRow(void* context, size_t row) {
+  const auto* t = static_cast<const StagedTask<Conv>*>(context);
   PoolTakeOver(t);
   t->conv->Compute(t->out, static_cast<int>(row), static_cast<int>(row) + 1);
   PoolHandOff(t);
@@ -421,6 +409,9 @@ class XnnpackModel : public CompiledModel {
   // kOwn: our own kernel (pointwise_conv.h); it cuts segments like an island.
   enum class Kind { kFolded, kXnn, kIsland, kOwn };
   absl::StatusOr<reference::Kernel> PrepareOwnKernel(const GraphInfo& info, const OwnChain& c);
+  template <typename Conv, typename Shape>
+  absl::StatusOr<reference::Kernel> PrepareStagedKernel(const GraphInfo& info, const OwnChain& c,
+                                                        const Shape& shape);
   absl::Status BuildSegment(const GraphInfo& info, const std::vector<int>& ops,
                             const std::vector<std::vector<int>>& consumers,
                             const std::vector<Kind>& kind, int* failed_op);
@@ -742,6 +733,52 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   return absl::OkStatus();
 }
 
+// A convolution's constant weights and optional bias, as floats.
+struct ConvConstants {
+  std::vector<float> weights, bias;
+  const float* bias_or_null() const { return bias.empty() ? nullptr : bias.data(); }
+};
+absl::StatusOr<ConvConstants> LoadConvConstants(const GraphInfo& info, const ir::Op& op) {
+  ConvConstants c;
+  ASSIGN_OR_RETURN(c.weights, info.ConstantAsFloat(op.inputs[1]));
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+    ASSIGN_OR_RETURN(c.bias, info.ConstantAsFloat(op.inputs[2]));
+  }
+  return c;
+}
+
+template <typename Conv, typename Shape>
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphInfo& info,
+                                                                    const OwnChain& c,
+                                                                    const Shape& shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[c.conv];
+  ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+  float lo, hi;
+  ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+  auto conv =
+      std::make_shared<const Conv>(shape, consts.weights.data(), consts.bias_or_null(), lo, hi);
+  auto task = std::make_shared<StagedTask<Conv>>(
+      StagedTask<Conv>{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
+                       static_cast<float*>(TensorAddress(c.out))});
+  if (!task->in || !task->out) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  }
+  pthreadpool_t pool = pool_;
+  return reference::Kernel([conv, task, pool] {
+    const Shape& s = conv->shape();
+    if (pool) {
+      PoolHandOff(task.get());
+      pthreadpool_parallelize_1d(pool, RunStageRow<Conv>, task.get(), s.in_h, 0);
+      pthreadpool_parallelize_1d(pool, RunComputeRow<Conv>, task.get(), s.out_h, 0);
+      PoolTakeOver(task.get());
+    } else {
+      conv->Stage(task->in, 0, s.in_h);
+      conv->Compute(task->out, 0, s.out_h);
+    }
+  });
+}
+
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo& info,
                                                                  const OwnChain& c) {
   const ir::Graph& g = info.graph();
@@ -749,78 +786,20 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   pthreadpool_t pool = pool_;
   NarrowConvShape narrow;
   if (OwnNarrowConvShape(info, c.conv, &narrow)) {
-    ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
-    std::vector<float> bias;
-    if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
-      ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
-    }
-    float lo, hi;
-    ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
-    auto conv = std::make_shared<const NarrowConv>(narrow, weights.data(),
-                                                   bias.empty() ? nullptr : bias.data(), lo, hi);
-    auto task = std::make_shared<NarrowTask>(
-        NarrowTask{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
-                   static_cast<float*>(TensorAddress(c.out))});
-    if (!task->in || !task->out) {
-      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
-    }
-    return reference::Kernel([conv, task, pool] {
-      const NarrowConvShape& s = conv->shape();
-      if (pool) {
-        PoolHandOff(task.get());
-        pthreadpool_parallelize_1d(pool, RunNarrowTranspose, task.get(), s.in_h, 0);
-        pthreadpool_parallelize_1d(pool, RunNarrowRow, task.get(), s.out_h, 0);
-        PoolTakeOver(task.get());
-      } else {
-        conv->Transpose(task->in, 0, s.in_h);
-        conv->Compute(task->out, 0, s.out_h);
-      }
-    });
+    return PrepareStagedKernel<NarrowConv>(info, c, narrow);
   }
   StemConvShape stem;
-  if (OwnStemConvShape(info, c.conv, &stem)) {
-    ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
-    std::vector<float> bias;
-    if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
-      ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
-    }
-    float lo, hi;
-    ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
-    auto conv = std::make_shared<const StemConv>(stem, weights.data(),
-                                                 bias.empty() ? nullptr : bias.data(), lo, hi);
-    auto task = std::make_shared<StemTask>(
-        StemTask{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
-                 static_cast<float*>(TensorAddress(c.out))});
-    if (!task->in || !task->out) {
-      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
-    }
-    return reference::Kernel([conv, task, pool] {
-      const StemConvShape& s = conv->shape();
-      if (pool) {
-        PoolHandOff(task.get());
-        pthreadpool_parallelize_1d(pool, RunStemPad, task.get(), s.in_h, 0);
-        pthreadpool_parallelize_1d(pool, RunStemRow, task.get(), s.out_h, 0);
-        PoolTakeOver(task.get());
-      } else {
-        conv->Pad(task->in, 0, s.in_h);
-        conv->Compute(task->out, 0, s.out_h);
-      }
-    });
-  }
+  if (OwnStemConvShape(info, c.conv, &stem)) return PrepareStagedKernel<StemConv>(info, c, stem);
   if (op.type == ir::OpType::kDepthwiseConv2D) {
     DepthwiseShape shape;
     if (!OwnDepthwiseShape(info, c.conv, &shape)) {
       return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
     }
-    ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
-    std::vector<float> bias;
-    if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
-      ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
-    }
+    ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
     float lo, hi;
     ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &lo, &hi);
-    auto conv = std::make_shared<const DepthwiseConv>(shape, weights.data(),
-                                                      bias.empty() ? nullptr : bias.data(), lo, hi);
+    auto conv = std::make_shared<const DepthwiseConv>(shape, consts.weights.data(),
+                                                      consts.bias_or_null(), lo, hi);
     auto task = std::make_shared<DepthwiseTask>(
         DepthwiseTask{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
                       static_cast<float*>(TensorAddress(c.out))});
@@ -839,15 +818,11 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   }
   const ir::Shape& f = g.tensors[op.inputs[1]].shape;
   const int n = f[0], k = f[3];
-  ASSIGN_OR_RETURN(std::vector<float> weights, info.ConstantAsFloat(op.inputs[1]));
-  std::vector<float> bias;
-  if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
-    ASSIGN_OR_RETURN(bias, info.ConstantAsFloat(op.inputs[2]));
-  }
+  ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
   float lo, hi;
   ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
-  auto conv = std::make_shared<PointwiseConv>(k, n, weights.data(),
-                                              bias.empty() ? nullptr : bias.data(), lo, hi);
+  auto conv = std::make_shared<PointwiseConv>(k, n, consts.weights.data(),
+                                              consts.bias_or_null(), lo, hi);
   if (c.add >= 0) {
     float alo, ahi;
     ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
