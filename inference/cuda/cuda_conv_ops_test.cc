@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "inference/cuda/cuda_ops.h"
+#include "inference/cuda/kernels/nhwc_index.h"
 #include "inference/cuda/testing/test_op_context.h"
 #include "inference/ir.h"
 #include "inference/testing/graph_builder.h"
@@ -92,6 +93,22 @@ void ExpectMatches(const ir::Graph& g, const std::string& name, DiffOptions o = 
 
 // CONV_2D 1x1 s1 (the GEMM): the inventory's VALID/SAME x NONE/RELU/RELU6,
 // on shapes with ragged 32-wide tiles in M, N and K, and a batch of 2.
+// The output position the one-thread-per-output kernels derive from their
+// flat index: every element of a [2, 3, 5, 7] tensor, in NHWC order.
+TEST(CudaConvOpsTest, SplitNhwcWalksTheTensorInOrder) {
+  int64_t i = 0;
+  for (int n = 0; n < 2; ++n) {
+    for (int y = 0; y < 3; ++y) {
+      for (int x = 0; x < 5; ++x) {
+        for (int c = 0; c < 7; ++c, ++i) {
+          const kernels::NhwcIndex o = kernels::SplitNhwc(i, 3, 5, 7);
+          ASSERT_TRUE(o.n == n && o.y == y && o.x == x && o.c == c) << "element " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(CudaConvOpsTest, PointwiseConvMatchesReference) {
   for (Padding pad : {Padding::kValid, Padding::kSame}) {
     for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kRelu6}) {

@@ -5,6 +5,7 @@
 
 #include "inference/cuda/kernels/conv.h"
 #include "inference/cuda/kernels/conv_launch.h"
+#include "inference/cuda/kernels/nhwc_index.h"
 
 namespace sluice {
 namespace inference {
@@ -23,13 +24,8 @@ __global__ void Conv2DKernel(const float* __restrict__ in, const float* __restri
                              ConvParams p, int64_t total) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= total) return;
-  const int oc = static_cast<int>(i % p.oc);
-  int64_t r = i / p.oc;
-  const int ox = static_cast<int>(r % p.ow);
-  r /= p.ow;
-  const int oy = static_cast<int>(r % p.oh);
-  const int n = static_cast<int>(r / p.oh);
-  out[i] = ConvOutput(in, w, bias, p, n, oy, ox, oc);
+  const NhwcIndex o = SplitNhwc(i, p.oh, p.ow, p.oc);
+  out[i] = ConvOutput(in, w, bias, p, o.n, o.y, o.x, o.c);
 }
 
 template <int K>
@@ -38,13 +34,8 @@ __global__ void DepthwiseKernel(const float* __restrict__ in, const float* __res
                                 ConvParams p, int64_t total) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= total) return;
-  const int oc = static_cast<int>(i % p.oc);
-  int64_t r = i / p.oc;
-  const int ox = static_cast<int>(r % p.ow);
-  r /= p.ow;
-  const int oy = static_cast<int>(r % p.oh);
-  const int n = static_cast<int>(r / p.oh);
-  out[i] = DepthwiseOutput<K>(in, w, bias, p, n, oy, ox, oc);
+  const NhwcIndex o = SplitNhwc(i, p.oh, p.ow, p.oc);
+  out[i] = DepthwiseOutput<K>(in, w, bias, p, o.n, o.y, o.x, o.c);
 }
 
 __global__ void TransposeConvKernel(const float* __restrict__ in, const float* __restrict__ w,
@@ -52,13 +43,8 @@ __global__ void TransposeConvKernel(const float* __restrict__ in, const float* _
                                     ConvParams p, int64_t total) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= total) return;
-  const int oc = static_cast<int>(i % p.oc);
-  int64_t r = i / p.oc;
-  const int ox = static_cast<int>(r % p.ow);
-  r /= p.ow;
-  const int oy = static_cast<int>(r % p.oh);
-  const int n = static_cast<int>(r / p.oh);
-  out[i] = TransposeConvOutput(in, w, bias, p, n, oy, ox, oc);
+  const NhwcIndex o = SplitNhwc(i, p.oh, p.ow, p.oc);
+  out[i] = TransposeConvOutput(in, w, bias, p, o.n, o.y, o.x, o.c);
 }
 
 // Blocks of 16x16 threads; grid x over M tiles (up to 2^31 - 1), y over N.

@@ -6,6 +6,7 @@
 
 #include "inference/cuda/kernels/pool.h"
 #include "inference/cuda/kernels/pool_launch.h"
+#include "inference/cuda/kernels/nhwc_index.h"
 
 namespace sluice {
 namespace inference {
@@ -19,13 +20,8 @@ __global__ void Pool2DKernel(const float* __restrict__ in, float* __restrict__ o
                              int64_t total) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= total) return;
-  const int ch = static_cast<int>(i % p.c);
-  int64_t r = i / p.c;
-  const int ox = static_cast<int>(r % p.ow);
-  r /= p.ow;
-  const int oy = static_cast<int>(r % p.oh);
-  const int n = static_cast<int>(r / p.oh);
-  out[i] = PoolOutput(in, p, n, oy, ox, ch);
+  const NhwcIndex o = SplitNhwc(i, p.oh, p.ow, p.c);
+  out[i] = PoolOutput(in, p, o.n, o.y, o.x, o.c);
 }
 
 // Block (32 channels, kGlobalPoolLanes pixel lanes); grid (channel groups, batch).
