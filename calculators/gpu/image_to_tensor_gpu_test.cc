@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "calculators/core/testing/graph_test_util.h"
+#include "calculators/gpu/gpu_calculator_test_fixture.h"
 #include "calculators/gpu/gpu_golden_test_util.h"
 #include "calculators/tensor/image_to_tensor_cpu.h"
 #include "calculators/tensor/image_to_tensor_gpu_params.h"
@@ -153,19 +154,11 @@ const Case kCases[] = {
      128, true, false, 0.f, 255.f},
 };
 
-class ImageToTensorGpuTest : public ::testing::Test {
+class ImageToTensorGpuTest : public gpu_testing::GpuCalculatorTest {
  protected:
-  void SetUp() override {
-    auto gpu = GpuResources::Create();
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    gpu_ = *gpu;
-  }
   ImageFrame Input(ImageFormat::Format format) {
-    auto f = ReadImageFile(gpu_testing::SharedTestdata("image_to_tensor/input.jpg"), format);
-    EXPECT_TRUE(f.ok()) << f.status();
-    return f.ok() ? *std::move(f) : *ImageFrame::Create(format, 4, 4);
+    return ReadTestImage("image_to_tensor/input.jpg", format);
   }
-  std::shared_ptr<GpuResources> gpu_;
 };
 
 TEST_F(ImageToTensorGpuTest, UploadThenGpuPathKeepsTheTensorOnTheGpu) {

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "calculators/core/testing/graph_test_util.h"
+#include "calculators/gpu/gpu_calculator_test_fixture.h"
 #include "calculators/gpu/gpu_golden_test_util.h"
 #include "calculators/image/image_transformation_gpu_params.h"
 #include "formats/image.h"
@@ -145,19 +146,11 @@ std::vector<Case> Cases() {
   return cases;
 }
 
-class ImageTransformationGpuTest : public ::testing::Test {
+class ImageTransformationGpuTest : public gpu_testing::GpuCalculatorTest {
  protected:
-  void SetUp() override {
-    auto gpu = GpuResources::Create();
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    gpu_ = *gpu;
-  }
   ImageFrame Input(ImageFormat::Format format) {
-    auto f = ReadImageFile(gpu_testing::SharedTestdata("images/lenna.png"), format);
-    EXPECT_TRUE(f.ok()) << f.status();
-    return f.ok() ? *std::move(f) : *ImageFrame::Create(format, 4, 4);
+    return ReadTestImage("images/lenna.png", format);
   }
-  std::shared_ptr<GpuResources> gpu_;
 };
 
 TEST_F(ImageTransformationGpuTest, UploadThenGpuPathKeepsTheImageOnTheGpu) {

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "calculators/core/testing/graph_test_util.h"
+#include "calculators/gpu/gpu_calculator_test_fixture.h"
 #include "calculators/gpu/gpu_golden_test_util.h"
 #include "calculators/image/color_convert_calculator.h"
 #include "formats/image.h"
@@ -135,13 +136,8 @@ void ExpectEqualFrames(const std::vector<Packet>& gpu_out, const std::vector<Pac
   }
 }
 
-class ColorConvertGpuTest : public ::testing::Test {
+class ColorConvertGpuTest : public gpu_testing::GpuCalculatorTest {
  protected:
-  void SetUp() override {
-    auto gpu = GpuResources::Create();
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    gpu_ = *gpu;
-  }
   // A real image in `format` (sergey has real alpha; SBGRA relabels its RGBA
   // bytes: the conversions only move bytes).
   static ImageFrame Input(ImageFormat::Format format) {
@@ -154,7 +150,6 @@ class ColorConvertGpuTest : public ::testing::Test {
     for (int y = 0; y < f->Height(); ++y) std::memcpy(out.MutableRow(y), f->Row(y), f->RowBytes());
     return out;
   }
-  std::shared_ptr<GpuResources> gpu_;
 };
 
 TEST_F(ColorConvertGpuTest, EveryPairStaysOnTheGpuAndEqualsTheCpuPath) {

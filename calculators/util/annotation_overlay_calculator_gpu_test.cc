@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "calculators/core/testing/graph_test_util.h"
+#include "calculators/gpu/gpu_calculator_test_fixture.h"
 #include "calculators/gpu/gpu_golden_test_util.h"
 #include "formats/image.h"
 #include "formats/image_frame.h"
@@ -108,17 +109,10 @@ absl::StatusOr<std::vector<Packet>> RunGraph(const std::string& config, const Im
   return (*col)[0]->Packets();
 }
 
-class AnnotationOverlayGpuTest : public ::testing::Test {
+class AnnotationOverlayGpuTest : public gpu_testing::GpuCalculatorTest {
  protected:
-  void SetUp() override {
-    auto gpu = GpuResources::Create();
-    ASSERT_TRUE(gpu.ok()) << gpu.status();
-    gpu_ = *gpu;
-  }
   ImageFrame Input(ImageFormat::Format format) {
-    auto f = ReadImageFile(gpu_testing::SharedTestdata("images/lenna.png"), format);
-    EXPECT_TRUE(f.ok()) << f.status();
-    return f.ok() ? *std::move(f) : *ImageFrame::Create(format, 4, 4);
+    return ReadTestImage("images/lenna.png", format);
   }
   // The CPU path of the same node on the same frame.
   ImageFrame CpuPath(const ImageFrame& frame, const RenderData& rd) {
@@ -128,7 +122,6 @@ class AnnotationOverlayGpuTest : public ::testing::Test {
     EXPECT_FALSE((*out)[0].Get<Image>().UsesGpu());
     return *(**(*out)[0].Get<Image>().CpuView()).Clone();
   }
-  std::shared_ptr<GpuResources> gpu_;
 };
 
 TEST_F(AnnotationOverlayGpuTest, UploadThenGpuPathKeepsTheImageOnTheGpu) {
