@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -20,9 +21,10 @@
 #include "inference/reference/reference_kernels.h"
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/narrow_conv.h"
-#include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/translate.h"
+#include "inference/xnnpack/upsample_conv.h"
 #include "inference/xnnpack/work_pool.h"
 #include "util/status_macros.h"
 
@@ -63,6 +65,13 @@ bool OwnGemmEnabled() {
     return PointwiseConvAvailable() && !(e && std::strcmp(e, "0") == 0);
   }();
   return on;
+}
+
+// An own kernel's A/B switch: off when the variable is "0" (read when a
+// model is compiled).
+bool KernelSwitchOn(const char* variable) {
+  const char* e = std::getenv(variable);
+  return !(e && std::strcmp(e, "0") == 0);
 }
 
 // A CONV_2D our pointwise kernel runs: 1x1 filter, stride 1, fp32 constant
@@ -171,11 +180,7 @@ bool OwnDepthwiseShape(const GraphInfo& info, int op_index, DepthwiseShape* shap
 // most 16 input channels, stride 1, no dilation, kernel up to 7x7.
 // SLUICE_XNNPACK_NARROW=0 leaves them to XNNPACK (for A/B timings).
 bool OwnNarrowConvShape(const GraphInfo& info, int op_index, NarrowConvShape* shape) {
-  static const bool enabled = [] {
-    const char* e = std::getenv("SLUICE_XNNPACK_NARROW");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
-  if (!enabled) return false;
+  if (!KernelSwitchOn("SLUICE_XNNPACK_NARROW")) return false;
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[op_index];
   if (op.type != ir::OpType::kConv2D || op.inputs.size() < 2) return false;
@@ -210,11 +215,7 @@ bool OwnNarrowConvShape(const GraphInfo& info, int op_index, NarrowConvShape* sh
 // up to 64 output channels, stride 1 or 2, no dilation, not 1x1 (the first
 // layer of the models). SLUICE_XNNPACK_STEM=0 leaves them to XNNPACK.
 bool OwnStemConvShape(const GraphInfo& info, int op_index, StemConvShape* shape) {
-  static const bool enabled = [] {
-    const char* e = std::getenv("SLUICE_XNNPACK_STEM");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
-  if (!enabled) return false;
+  if (!KernelSwitchOn("SLUICE_XNNPACK_STEM")) return false;
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[op_index];
   if (op.type != ir::OpType::kConv2D || op.inputs.size() < 2) return false;
@@ -243,6 +244,33 @@ bool OwnStemConvShape(const GraphInfo& info, int op_index, StemConvShape* shape)
   s.stride_h = o.stride_h, s.stride_w = o.stride_w;
   s.pad_top = ph.pad_before + pre_h, s.pad_left = pw.pad_before + pre_w;
   if (!StemConv::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
+// A Convolution2DTransposeBias our upsample kernel runs (upsample_conv.h):
+// 2x2 kernel, stride 2, no padding, one output channel, constant weights
+// and bias. SLUICE_XNNPACK_UPSAMPLE=0 leaves it to XNNPACK.
+bool OwnUpsampleConvShape(const GraphInfo& info, int op_index, UpsampleConvShape* shape) {
+  if (!KernelSwitchOn("SLUICE_XNNPACK_UPSAMPLE")) return false;
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kTransposeConvBias || op.inputs.size() < 2) return false;
+  const auto& o = op.opts<ir::TransposeConvOptions>();
+  if (o.stride_h != 2 || o.stride_w != 2) return false;
+  if (op.inputs[1] < 0 || !info.IsConstant(op.inputs[1])) return false;
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !info.IsConstant(op.inputs[2])) return false;
+  const ir::Shape& x = g.tensors[op.inputs[0]].shape;
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const ir::Shape& y = g.tensors[op.outputs[0]].shape;
+  if (x.size() != 4 || f.size() != 4 || y.size() != 4 || x[0] != 1 || y[0] != 1 || f[0] != 1 ||
+      f[1] != 2 || f[2] != 2 || f[3] != x[3] || y[3] != 1 || y[1] != 2 * x[1] ||
+      y[2] != 2 * x[2]) {
+    return false;
+  }
+  UpsampleConvShape s;
+  s.in_h = x[1], s.in_w = x[2], s.channels = x[3];
+  if (!UpsampleConv::Supports(s)) return false;
   if (shape) *shape = s;
   return true;
 }
@@ -287,13 +315,17 @@ void PoolHandOff(const void*) {}
 void PoolTakeOver(const void*) {}
 #endif
 
-struct DepthwiseTask {
-  const DepthwiseConv* conv;
+// The depthwise and upsample kernels (depthwise_conv.h, upsample_conv.h)
+// run row by row in one phase.
+template <typename Conv>
+struct RowTask {
+  const Conv* conv;
   const float* in;
   float* out;
 };
-void RunDepthwiseRow(void* context, size_t row) {
-  const auto* t = static_cast<const DepthwiseTask*>(context);
+template <typename Conv>
+void RunRow(void* context, size_t row) {
+  const auto* t = static_cast<const RowTask<Conv>*>(context);
   PoolTakeOver(t);
   t->conv->Run(t->in, t->out, static_cast<int>(row), static_cast<int>(row) + 1);
   PoolHandOff(t);
@@ -409,6 +441,10 @@ class XnnpackModel : public CompiledModel {
   // kOwn: our own kernel (pointwise_conv.h); it cuts segments like an island.
   enum class Kind { kFolded, kXnn, kIsland, kOwn };
   absl::StatusOr<reference::Kernel> PrepareOwnKernel(const GraphInfo& info, const OwnChain& c);
+  // Kernels with Run(in, out, row_begin, row_end) over `rows` rows.
+  template <typename Conv>
+  absl::StatusOr<reference::Kernel> PrepareRowKernel(const ir::Graph& g, const OwnChain& c,
+                                                     std::shared_ptr<const Conv> conv, int rows);
   template <typename Conv, typename Shape>
   absl::StatusOr<reference::Kernel> PrepareStagedKernel(const GraphInfo& info, const OwnChain& c,
                                                         const Shape& shape);
@@ -489,7 +525,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       kind[i] =
           OwnGemmEnabled() && (IsOwnPointwiseConv(info, i) || OwnDepthwiseShape(info, i, nullptr) ||
                                OwnNarrowConvShape(info, i, nullptr) ||
-                               OwnStemConvShape(info, i, nullptr))
+                               OwnStemConvShape(info, i, nullptr) ||
+                               OwnUpsampleConvShape(info, i, nullptr))
               ? Kind::kOwn
               : Kind::kXnn;
     } else {
@@ -540,8 +577,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       chains[i] = c;
       continue;
     }
-    if (OwnNarrowConvShape(info, i, nullptr)) {
-      // This absorbs nothing.
+    if (OwnNarrowConvShape(info, i, nullptr) || OwnUpsampleConvShape(info, i, nullptr)) {
+      // These absorb nothing.
       chains[i] = c;
       continue;
     }
@@ -779,6 +816,27 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
   });
 }
 
+template <typename Conv>
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareRowKernel(
+    const ir::Graph& g, const OwnChain& c, std::shared_ptr<const Conv> conv, int rows) {
+  auto task = std::make_shared<RowTask<Conv>>(
+      RowTask<Conv>{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
+                    static_cast<float*>(TensorAddress(c.out))});
+  if (!task->in || !task->out) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  }
+  pthreadpool_t pool = pool_;
+  return reference::Kernel([conv, task, pool, rows] {
+    if (pool) {
+      PoolHandOff(task.get());
+      pthreadpool_parallelize_1d(pool, RunRow<Conv>, task.get(), rows, 0);
+      PoolTakeOver(task.get());
+    } else {
+      conv->Run(task->in, task->out, 0, rows);
+    }
+  });
+}
+
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo& info,
                                                                  const OwnChain& c) {
   const ir::Graph& g = info.graph();
@@ -790,6 +848,14 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   }
   StemConvShape stem;
   if (OwnStemConvShape(info, c.conv, &stem)) return PrepareStagedKernel<StemConv>(info, c, stem);
+  UpsampleConvShape upsample;
+  if (OwnUpsampleConvShape(info, c.conv, &upsample)) {
+    ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+    return PrepareRowKernel(g, c,
+                            std::make_shared<const UpsampleConv>(upsample, consts.weights.data(),
+                                                                 consts.bias_or_null()),
+                            upsample.in_h);
+  }
   if (op.type == ir::OpType::kDepthwiseConv2D) {
     DepthwiseShape shape;
     if (!OwnDepthwiseShape(info, c.conv, &shape)) {
@@ -800,21 +866,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &lo, &hi);
     auto conv = std::make_shared<const DepthwiseConv>(shape, consts.weights.data(),
                                                       consts.bias_or_null(), lo, hi);
-    auto task = std::make_shared<DepthwiseTask>(
-        DepthwiseTask{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
-                      static_cast<float*>(TensorAddress(c.out))});
-    if (!task->in || !task->out) {
-      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
-    }
-    return reference::Kernel([conv, task, pool] {
-      if (pool) {
-        PoolHandOff(task.get());
-        pthreadpool_parallelize_1d(pool, RunDepthwiseRow, task.get(), conv->shape().out_h, 0);
-        PoolTakeOver(task.get());
-      } else {
-        conv->Run(task->in, task->out, 0, conv->shape().out_h);
-      }
-    });
+    return PrepareRowKernel(g, c, std::move(conv), shape.out_h);
   }
   const ir::Shape& f = g.tensors[op.inputs[1]].shape;
   const int n = f[0], k = f[3];

@@ -12,6 +12,7 @@
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/upsample_conv.h"
 
 namespace sluice::inference::xnn {
 namespace {
@@ -277,6 +278,44 @@ TEST(XnnpackBackendTest, StemConvolutionsMatchReference) {
     const std::vector<float> want = RunOn(*ref, g, {in});
     ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
     ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+  }
+}
+
+// Convolution2DTransposeBias with kernel == stride == 2 and one output
+// channel (upsample_conv.h): the selfie models' last layer, odd widths and
+// widths past one 16-pixel register (masked tails), 1x1 images, 64
+// channels, and two output channels (XNNPACK's path). Through the backend and, so a
+// matcher that stopped picking the kernel could not hide a broken kernel,
+// the kernel alone.
+TEST(XnnpackBackendTest, UpsampleConvolutionsMatchReference) {
+  struct Case {
+    int h, w, c, oc;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{16, 16, 16, 1}, Case{5, 37, 16, 1}, Case{3, 9, 3, 1},
+                        Case{1, 1, 1, 1}, Case{7, 17, 64, 1}, Case{6, 8, 16, 2}}) {
+    GraphBuilder b("upsample");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const int y = b.Tensor({1, 2 * k.h, 2 * k.w, k.oc});
+    const std::vector<float> w = testing::RandomFloats(k.oc * 4 * k.c, -1, 1, 61);
+    const std::vector<float> bias = testing::RandomFloats(k.oc, -1, 1, 62);
+    b.Op(OpType::kTransposeConvBias,
+         {x, b.Const({k.oc, 2, 2, k.c}, w), b.Const({k.oc}, bias)}, {y},
+         ir::TransposeConvOptions{ir::Padding::kValid, 2, 2});
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 63);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
+    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+    const UpsampleConvShape shape{k.h, k.w, k.c};
+    if (k.oc != 1 || !UpsampleConv::Supports(shape)) continue;
+    const UpsampleConv conv(shape, w.data(), bias.data());
+    std::vector<float> got(want.size(), -7.0f);
+    conv.Run(in.data(), got.data(), 0, k.h / 2);  // two calls, as threads split rows
+    conv.Run(in.data(), got.data(), k.h / 2, k.h);
+    ExpectNear(got, want, 1e-5f);
   }
 }
 
