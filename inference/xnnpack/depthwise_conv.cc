@@ -38,10 +38,40 @@ __attribute__((target("avx512f"))) void Edge(const DepthwiseShape& s, int x, int
                         _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
 }
 
+// R output pixels of one 16-channel group, inside the image: pixel r reads
+// rows[ky] + off + r * step + kx * c. Taps column by column (kx outer), as
+// XNNPACK sums them, so the same bits; a tap's weights are loaded once for
+// all R pixels.
+template <int K, int R>
+__attribute__((target("avx512f"), always_inline)) inline void Pixels(
+    const float* const* rows, size_t off, size_t c, size_t step, const float* wp, __mmask16 mask,
+    __m512 lo, __m512 hi, float* out) {
+  const __m512 bias = _mm512_load_ps(wp);
+  __m512 acc[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc[r] = bias;
+#pragma GCC unroll 8
+  for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+    for (int ky = 0; ky < K; ++ky) {
+      const __m512 w = _mm512_load_ps(wp + kGroup * (1 + ky * K + kx));
+      const float* p = rows[ky] + off + kx * c;
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, p + r * step), w, acc[r]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_ps(out + r * c, mask, _mm512_min_ps(_mm512_max_ps(acc[r], lo), hi));
+  }
+}
+
 // One output row `y`, all channels. Inside the image (every tap in range) the
-// row is walked in blocks of kBlock pixels; per block and 16-channel group the
-// K*K weights are loaded into registers once, and consecutive groups read
-// consecutive memory (NHWC), which the prefetchers follow.
+// row is walked in blocks of kBlock pixels, all 16-channel groups of a block
+// before the next block: consecutive groups read consecutive memory (NHWC),
+// which the prefetchers follow.
 constexpr int kBlock = 8;
 template <int K>
 __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
@@ -82,32 +112,24 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
       Edge<K>(s, x, ky_lo, ky_hi, rows, w, bias, lo, hi, mask, o);
     }
   }
-  // The interior, block by block.
+  // The interior, block by block: kBlock pixels at a time, each with its
+  // own accumulator, so that the FMA chains (one per pixel, in XNNPACK's
+  // order) overlap instead of waiting on each other's latency.
   for (int xb = x_lo; xb < x_hi; xb += kBlock) {
-    const int xe = std::min(x_hi, xb + kBlock);
+    const int n = std::min(x_hi - xb, kBlock);
     for (int g = 0; g < groups; ++g) {
       const int left = s.channels - g * kGroup;
       const __mmask16 mask = static_cast<__mmask16>(left >= kGroup ? 0xffffu : ((1u << left) - 1));
       const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
-      const __m512 bias = _mm512_load_ps(wp);
-      __m512 w[K * K];
-#pragma GCC unroll 32
-      for (int t = 0; t < K * K; ++t) w[t] = _mm512_load_ps(wp + kGroup * (t + 1));
       const size_t gofs = static_cast<size_t>(g) * kGroup;
-      for (int x = xb; x < xe; ++x) {
-        const size_t off = static_cast<size_t>(x * s.stride_w - s.pad_left) * c + gofs;
-        __m512 acc = bias;
-        // Taps column by column (kx outer), XNNPACK's order: same sums.
-#pragma GCC unroll 8
-        for (int kx = 0; kx < K; ++kx) {
-#pragma GCC unroll 8
-          for (int ky = 0; ky < K; ++ky) {
-            acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, rows0[ky] + off + kx * c),
-                                  w[ky * K + kx], acc);
-          }
+      const size_t off = static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + gofs;
+      float* o = o0 + static_cast<size_t>(xb) * c + gofs;
+      if (n == kBlock) {
+        Pixels<K, kBlock>(rows0, off, c, s.stride_w * c, wp, mask, lo, hi, o);
+      } else {
+        for (int i = 0; i < n; ++i) {
+          Pixels<K, 1>(rows0, off + i * s.stride_w * c, c, 0, wp, mask, lo, hi, o + i * c);
         }
-        _mm512_mask_storeu_ps(o0 + static_cast<size_t>(x) * c + gofs, mask,
-                              _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
       }
     }
   }

@@ -137,16 +137,17 @@ bool AbsorbableInputPad(const GraphInfo& info, int op_index, int* pre_h, int* pr
 }
 
 // A DEPTHWISE_CONV_2D our kernel runs (depthwise_conv.h): 3x3 or 5x5,
-// multiplier 1, stride 1, no dilation, at most 32 channels (where it measured
-// faster than XNNPACK 2022's: 0.44-0.86x its time; wider or strided ones it
-// is not). A spatial PAD in front is absorbed, as XNNPACK would fuse it.
+// multiplier 1, no dilation. A spatial PAD in front is absorbed, as XNNPACK
+// would fuse it. SLUICE_XNNPACK_DW_WIDE=0 keeps it to what the kernel took
+// before it summed several pixels at once: stride 1, at most 32 channels.
 bool OwnDepthwiseShape(const GraphInfo& info, int op_index, DepthwiseShape* shape) {
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[op_index];
   if (op.type != ir::OpType::kDepthwiseConv2D || op.inputs.size() < 2) return false;
   const auto& o = op.opts<ir::DepthwiseConv2DOptions>();
-  if (o.stride_h != 1 || o.stride_w != 1 || o.dilation_h != 1 || o.dilation_w != 1 ||
-      o.activation == ir::Activation::kTanh) {
+  const bool wide = KernelSwitchOn("SLUICE_XNNPACK_DW_WIDE");
+  if ((!wide && (o.stride_h != 1 || o.stride_w != 1)) || o.dilation_h != 1 ||
+      o.dilation_w != 1 || o.activation == ir::Activation::kTanh) {
     return false;
   }
   if (op.inputs[1] < 0 || !info.IsConstant(op.inputs[1])) return false;
@@ -159,7 +160,7 @@ bool OwnDepthwiseShape(const GraphInfo& info, int op_index, DepthwiseShape* shap
   const ir::Shape& y = g.tensors[op.outputs[0]].shape;
   const ir::Shape& xp = g.tensors[op.inputs[0]].shape;  // as the conv sees it
   if (x->size() != 4 || xp.size() != 4 || f.size() != 4 || y.size() != 4 || (*x)[0] != 1 ||
-      f[0] != 1 || f[1] != f[2] || f[3] != xp[3] || y[3] != xp[3] || xp[3] > 32 ||
+      f[0] != 1 || f[1] != f[2] || f[3] != xp[3] || y[3] != xp[3] || (!wide && xp[3] > 32) ||
       (*x)[3] != xp[3]) {
     return false;
   }
@@ -167,8 +168,9 @@ bool OwnDepthwiseShape(const GraphInfo& info, int op_index, DepthwiseShape* shap
   s.in_h = (*x)[1], s.in_w = (*x)[2], s.channels = xp[3];
   s.out_h = y[1], s.out_w = y[2];
   s.kernel = f[1];
-  const ir::PadOut ph = ir::ComputePadding(o.padding, xp[1], f[1], 1, 1);
-  const ir::PadOut pw = ir::ComputePadding(o.padding, xp[2], f[2], 1, 1);
+  s.stride_h = o.stride_h, s.stride_w = o.stride_w;
+  const ir::PadOut ph = ir::ComputePadding(o.padding, xp[1], f[1], o.stride_h, 1);
+  const ir::PadOut pw = ir::ComputePadding(o.padding, xp[2], f[2], o.stride_w, 1);
   if (ph.out != y[1] || pw.out != y[2]) return false;
   s.pad_top = ph.pad_before + pre_h, s.pad_left = pw.pad_before + pre_w;
   if (!DepthwiseConv::Supports(s)) return false;

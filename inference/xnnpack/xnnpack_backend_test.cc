@@ -199,6 +199,49 @@ TEST(XnnpackBackendTest, FusedPointwiseChainsMatchReference) {
   }
 }
 
+// Depthwise convolutions on our kernel (depthwise_conv.h), beyond the op
+// harness's 8-channel cases: wide layers (384, 672 channels), a last
+// 16-channel group partly used (40, 72), strides 1 and 2, 3x3 and 5x5, SAME
+// and VALID, rows whose interior is not a whole number of 8-pixel blocks,
+// images smaller than the kernel, each activation.
+TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
+  struct Case {
+    int h, w, c, k, stride;
+    ir::Padding padding;
+    ir::Activation act;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{14, 14, 384, 5, 1, ir::Padding::kSame, ir::Activation::kNone},
+                        Case{7, 7, 672, 3, 1, ir::Padding::kSame, ir::Activation::kRelu6},
+                        Case{15, 17, 40, 3, 2, ir::Padding::kSame, ir::Activation::kRelu},
+                        Case{9, 30, 72, 3, 1, ir::Padding::kValid, ir::Activation::kRelu6},
+                        Case{13, 21, 24, 5, 2, ir::Padding::kValid, ir::Activation::kNone},
+                        Case{2, 3, 96, 5, 1, ir::Padding::kSame, ir::Activation::kNone},
+                        Case{28, 28, 144, 5, 2, ir::Padding::kSame, ir::Activation::kRelu}}) {
+    GraphBuilder b("depthwise");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
+    const ir::PadOut pw = ir::ComputePadding(k.padding, k.w, k.k, k.stride, 1);
+    const int y = b.Tensor({1, ph.out, pw.out, k.c});
+    ir::DepthwiseConv2DOptions o;
+    o.padding = k.padding;
+    o.stride_h = o.stride_w = k.stride;
+    o.activation = k.act;
+    const int n = k.k * k.k * k.c;
+    b.Op(OpType::kDepthwiseConv2D,
+         {x, b.Const({1, k.k, k.k, k.c}, testing::RandomFloats(n, -1, 1, 71)),
+          b.Const({k.c}, testing::RandomFloats(k.c, -1, 1, 72))},
+         {y}, o);
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 73);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
+    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+  }
+}
+
 // One output channel, few input channels (narrow_conv.h): the pose models'
 // segmentation head (3x3, 8 -> 1) and neighbours: SAME and VALID, 5x5, odd
 // widths (masked tails), RELU6 and no bias. Against the reference kernels;
