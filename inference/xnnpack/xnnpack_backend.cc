@@ -20,6 +20,7 @@
 #include "inference/planner.h"
 #include "inference/reference/reference_kernels.h"
 #include "inference/xnnpack/depthwise_conv.h"
+#include "inference/xnnpack/dw_pw_block.h"
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/stem_conv.h"
@@ -101,6 +102,7 @@ struct OwnChain {
   int residual = -1;  // the ADD's other input (or the input of the PAD below)
   int pad = -1;       // a PAD zero-padding the residual's channels (absorbed)
   int residual_channels = 0;
+  int pw = -1;   // with conv a DEPTHWISE: the 1x1 after it, then add (dw_pw_block.h)
   int out = -1;  // the last op's output
   int last() const { return prelu >= 0 ? prelu : add >= 0 ? add : conv; }
 };
@@ -277,6 +279,59 @@ bool OwnUpsampleConvShape(const GraphInfo& info, int op_index, UpsampleConvShape
   return true;
 }
 
+// DEPTHWISE 3x3 SAME (op `dw`) -> CONV 1x1 (`pw`) -> ADD (`add`) of the
+// depthwise's input x, C -> C channels, C <= 16, constant weights and bias:
+// one pass of dw_pw_block.h (the pose models' segmentation blocks). The
+// caller checks that each intermediate has one reader and is no graph output.
+// SLUICE_XNNPACK_DWPW=0 leaves them to the per-op kernels (for A/B timings).
+bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& d = g.ops[dw];
+  const ir::Op& p = g.ops[pw];
+  const ir::Op& a = g.ops[add];
+  if (d.type != ir::OpType::kDepthwiseConv2D || p.type != ir::OpType::kConv2D ||
+      a.type != ir::OpType::kAdd || d.inputs.size() < 2 || p.inputs.size() < 2 ||
+      a.inputs.size() != 2 || d.outputs.size() != 1 || p.outputs.size() != 1 ||
+      a.outputs.size() != 1) {
+    return false;
+  }
+  const int x = d.inputs[0];
+  if (x < 0 || info.IsConstant(x) || p.inputs[0] != d.outputs[0]) return false;
+  const int other = a.inputs[0] == p.outputs[0] ? a.inputs[1] : a.inputs[0];
+  if (other != x || (a.inputs[0] != p.outputs[0] && a.inputs[1] != p.outputs[0])) return false;
+  const auto& dopt = d.opts<ir::DepthwiseConv2DOptions>();
+  const auto& popt = p.opts<ir::Conv2DOptions>();
+  if (dopt.padding != ir::Padding::kSame || dopt.stride_h != 1 || dopt.stride_w != 1 ||
+      dopt.dilation_h != 1 || dopt.dilation_w != 1 || dopt.activation == ir::Activation::kTanh ||
+      popt.stride_h != 1 || popt.stride_w != 1 || popt.activation == ir::Activation::kTanh ||
+      a.opts<ir::BinaryOptions>().activation == ir::Activation::kTanh) {
+    return false;
+  }
+  for (const ir::Op* op : {&d, &p}) {
+    if (op->inputs[1] < 0 || !info.IsConstant(op->inputs[1])) return false;
+    if (op->inputs.size() > 2 && op->inputs[2] >= 0 && !info.IsConstant(op->inputs[2])) {
+      return false;
+    }
+  }
+  const ir::Tensor& xt = g.tensors[x];
+  const ir::Shape& xs = xt.shape;
+  if (xs.size() != 4 || xs[0] != 1 || xt.dtype != ir::DType::kFloat32) return false;
+  const int c = xs[3];
+  for (const ir::Op* op : {&d, &p, &a}) {
+    const ir::Tensor& t = g.tensors[op->outputs[0]];
+    if (t.shape != xs || t.dtype != ir::DType::kFloat32) return false;
+  }
+  if (g.tensors[d.inputs[1]].shape != ir::Shape{1, 3, 3, c} ||
+      g.tensors[p.inputs[1]].shape != ir::Shape{c, 1, 1, c}) {
+    return false;
+  }
+  DwPwShape s;
+  s.h = xs[1], s.w = xs[2], s.channels = c;
+  if (!DwPwBlock::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
 // For a PAD of a 4-D float tensor that only appends zeros after the channels:
 // how many; else 0.
 int ChannelPadAfter(const ir::Graph& g, int op_index) {
@@ -317,8 +372,8 @@ void PoolHandOff(const void*) {}
 void PoolTakeOver(const void*) {}
 #endif
 
-// The depthwise and upsample kernels (depthwise_conv.h, upsample_conv.h)
-// run row by row in one phase.
+// The depthwise, upsample and depthwise-1x1 block kernels (depthwise_conv.h,
+// upsample_conv.h, dw_pw_block.h) run row by row in one phase.
 template <typename Conv>
 struct RowTask {
   const Conv* conv;
@@ -554,7 +609,32 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   for (int i = 0; i < num_ops; ++i) {
     if (kind[i] == Kind::kOwn) own_convs.push_back(i);
   }
+  // DEPTHWISE 3x3 -> CONV 1x1 -> ADD(x, .) blocks on narrow tensors: one
+  // kernel, run at the ADD (dw_pw_block.h); the matchers below skip them.
+  std::set<int> in_blocks;
+  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_DWPW")) {
+    auto ours = [&](int i) { return i >= 0 && (kind[i] == Kind::kXnn || kind[i] == Kind::kOwn); };
+    for (int i = 0; i < num_ops; ++i) {
+      if (graph.ops[i].type != ir::OpType::kDepthwiseConv2D || !ours(i) || in_blocks.count(i)) {
+        continue;
+      }
+      const int pw = sole_consumer(graph.ops[i].outputs[0]);
+      if (!ours(pw) || in_blocks.count(pw) || graph.ops[pw].type != ir::OpType::kConv2D) continue;
+      const int add = sole_consumer(graph.ops[pw].outputs[0]);
+      if (!ours(add) || in_blocks.count(add) || !OwnDwPwBlockShape(info, i, pw, add, nullptr)) {
+        continue;
+      }
+      OwnChain c;
+      c.conv = i, c.pw = pw, c.add = add;
+      c.in = c.residual = graph.ops[i].inputs[0];
+      c.out = graph.ops[add].outputs[0];
+      kind[i] = kind[pw] = kind[add] = Kind::kOwn;
+      in_blocks.insert({i, pw, add});
+      chains[add] = c;
+    }
+  }
   for (int i : own_convs) {
+    if (in_blocks.count(i)) continue;
     OwnChain c;
     c.conv = i;
     c.in = graph.ops[i].inputs[0];
@@ -844,6 +924,22 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[c.conv];
   pthreadpool_t pool = pool_;
+  if (c.pw >= 0) {
+    DwPwShape shape;
+    if (!OwnDwPwBlockShape(info, c.conv, c.pw, c.add, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    ASSIGN_OR_RETURN(ConvConstants dw, LoadConvConstants(info, op));
+    ASSIGN_OR_RETURN(ConvConstants pw, LoadConvConstants(info, g.ops[c.pw]));
+    DwPwParams p;
+    p.dw_weights = dw.weights.data(), p.dw_bias = dw.bias_or_null();
+    p.pw_weights = pw.weights.data(), p.pw_bias = pw.bias_or_null();
+    ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &p.dw_min, &p.dw_max);
+    ir::ActivationRange(g.ops[c.pw].opts<ir::Conv2DOptions>().activation, &p.pw_min, &p.pw_max);
+    ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &p.add_min,
+                        &p.add_max);
+    return PrepareRowKernel(g, c, std::make_shared<const DwPwBlock>(shape, p), shape.h);
+  }
   NarrowConvShape narrow;
   if (OwnNarrowConvShape(info, c.conv, &narrow)) {
     return PrepareStagedKernel<NarrowConv>(info, c, narrow);

@@ -362,6 +362,143 @@ TEST(XnnpackBackendTest, UpsampleConvolutionsMatchReference) {
   }
 }
 
+// DEPTHWISE 3x3 SAME -> CONV 1x1 -> ADD(x, .) blocks (dw_pw_block.h): the
+// pose models' segmentation branch. `residual`: the ADD's other input
+// (x for the fused pattern); `dw_also_out`: the depthwise output is a graph
+// output too (then the pattern must not match).
+struct DwPwCase {
+  int h, w, c;
+  ir::Activation dw_act, pw_act, add_act;
+  bool bias;
+  int blocks = 1;
+};
+ir::Graph DwPwGraph(const DwPwCase& k, bool residual_is_x = true, bool dw_also_out = false) {
+  GraphBuilder b("dw_pw");
+  const ir::Shape shape{1, k.h, k.w, k.c};
+  int x = b.Input(shape);
+  const int r = residual_is_x ? -1 : b.Input(shape);
+  int dw_out = -1;
+  for (int blk = 0; blk < k.blocks; ++blk) {
+    const uint32_t seed = 60 + 10 * blk;
+    const int d = b.Tensor(shape);
+    ir::DepthwiseConv2DOptions dopt;
+    dopt.padding = ir::Padding::kSame;
+    dopt.activation = k.dw_act;
+    b.Op(OpType::kDepthwiseConv2D,
+         {x, b.Const({1, 3, 3, k.c}, testing::RandomFloats(9 * k.c, -1, 1, seed)),
+          k.bias ? b.Const({k.c}, testing::RandomFloats(k.c, -1, 1, seed + 1)) : -1},
+         {d}, dopt);
+    const int p = b.Tensor(shape);
+    ir::Conv2DOptions popt;
+    popt.padding = ir::Padding::kSame;
+    popt.activation = k.pw_act;
+    b.Op(OpType::kConv2D,
+         {d, b.Const({k.c, 1, 1, k.c}, testing::RandomFloats(k.c * k.c, -1, 1, seed + 2)),
+          k.bias ? b.Const({k.c}, testing::RandomFloats(k.c, -1, 1, seed + 3)) : -1},
+         {p}, popt);
+    const int y = b.Tensor(shape);
+    ir::BinaryOptions aopt;
+    aopt.activation = k.add_act;
+    // Both operand orders of the ADD.
+    if (blk % 2 == 0) {
+      b.Op(OpType::kAdd, {residual_is_x ? x : r, p}, {y}, aopt);
+    } else {
+      b.Op(OpType::kAdd, {p, residual_is_x ? x : r}, {y}, aopt);
+    }
+    if (dw_out < 0) dw_out = d;
+    x = y;
+  }
+  b.Output(x);
+  if (dw_also_out) b.Output(dw_out);
+  return b.Build();
+}
+
+// Steps of the compiled model, profiled (each op its own step unless a
+// kernel absorbed it); -1 when the own kernels are off.
+int ProfiledSteps(const Backend& backend, const ir::Graph& g) {
+  if (!PointwiseConvAvailable() || std::getenv("SLUICE_XNNPACK_OWN_GEMM") ||
+      std::getenv("SLUICE_XNNPACK_DWPW")) {
+    return -1;
+  }
+  BackendOptions o;
+  o.profile_ops = true;
+  auto m = backend.Compile(g, o);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return -1;
+  EXPECT_TRUE((*m)->Invoke().ok());
+  return static_cast<int>((*m)->OpTimes().size());
+}
+
+// The fused block against the reference kernels: C = 8 (two pixels per
+// register, plain loads), 16 (one pixel), 5 and 12 (masked / expanded
+// slots); odd widths (a last single pixel), 1x1, 2x3, 1-row and 1-column
+// images; every activation on each op; with and without bias; two blocks in
+// a row; 1 and 2 threads.
+TEST(XnnpackBackendTest, DwPwBlocksMatchReference) {
+  using A = ir::Activation;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<DwPwCase> cases = {
+      {16, 16, 8, A::kNone, A::kNone, A::kNone, true, 2},
+      {9, 7, 8, A::kRelu, A::kNone, A::kRelu6, true},
+      {1, 1, 8, A::kNone, A::kRelu6, A::kNone, true},
+      {2, 3, 8, A::kRelu6, A::kRelu, A::kReluN1To1, false},
+      {1, 6, 8, A::kNone, A::kNone, A::kRelu, true},
+      {5, 1, 8, A::kReluN1To1, A::kNone, A::kNone, true},
+      {11, 13, 16, A::kNone, A::kRelu6, A::kNone, true, 2},
+      {2, 3, 16, A::kRelu, A::kNone, A::kRelu6, false},
+      {1, 1, 16, A::kNone, A::kNone, A::kNone, true},
+      {10, 9, 5, A::kNone, A::kNone, A::kNone, true, 2},
+      {2, 3, 5, A::kRelu6, A::kReluN1To1, A::kRelu, true},
+      {1, 1, 4, A::kNone, A::kNone, A::kNone, false},
+      {7, 6, 4, A::kRelu, A::kRelu, A::kRelu, true},
+      {6, 5, 12, A::kNone, A::kNone, A::kRelu, true},
+  };
+  for (const DwPwCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " acts "
+                                      << static_cast<int>(k.dw_act) << static_cast<int>(k.pw_act)
+                                      << static_cast<int>(k.add_act) << " bias " << k.bias
+                                      << " blocks " << k.blocks);
+    const ir::Graph g = DwPwGraph(k);
+    // Inputs in [-2, 2], so that the RELU_N1_TO_1 / RELU6 clamps bite.
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 71);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
+    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, k.blocks);  // one step per block
+  }
+  // Wide enough for threads to split the rows (halo rows read twice).
+  const DwPwCase big{64, 45, 8, A::kNone, A::kNone, A::kNone, true, 2};
+  const ir::Graph g = DwPwGraph(big);
+  const std::vector<float> in = testing::RandomFloats(64 * 45 * 8, -2, 2, 72);
+  const std::vector<float> want = RunOn(*ref, g, {in});
+  for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, {in}, threads), want, 1e-5f);
+}
+
+// Where the block must not be fused: the ADD's other input is not the
+// depthwise's input, or the depthwise output is read elsewhere too (a graph
+// output). Still right, and more than one step.
+TEST(XnnpackBackendTest, DwPwBlockOnlyWhereThePatternHolds) {
+  using A = ir::Activation;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const DwPwCase k{9, 7, 8, A::kNone, A::kNone, A::kRelu6, true};
+  const std::vector<float> in = testing::RandomFloats(9 * 7 * 8, -2, 2, 81);
+  const std::vector<float> r = testing::RandomFloats(9 * 7 * 8, -2, 2, 82);
+  const ir::Graph other_residual = DwPwGraph(k, /*residual_is_x=*/false);
+  const std::vector<float> want = RunOn(*ref, other_residual, {in, r});
+  ExpectNear(RunOn(*xnn, other_residual, {in, r}, 1), want, 1e-5f);
+  ExpectNear(RunOn(*xnn, other_residual, {in, r}, 2), want, 1e-5f);
+  const ir::Graph dw_read_twice = DwPwGraph(k, true, /*dw_also_out=*/true);
+  ExpectNear(RunOn(*xnn, dw_read_twice, {in}, 1), RunOn(*ref, dw_read_twice, {in}), 1e-5f);
+  // DEPTHWISE alone, then CONV 1x1 + ADD (pointwise_conv.h's chain).
+  for (const ir::Graph* g : {&other_residual, &dw_read_twice}) {
+    const int steps = ProfiledSteps(*xnn, *g);
+    if (steps >= 0) EXPECT_EQ(steps, 2);
+  }
+}
+
 TEST(XnnpackBackendTest, RejectsBadThreadCount) {
   auto xnn = CreateXnnpackBackend();
   auto r = xnn->Compile(ConvConcatAddGraph(false), BackendOptions{0});
