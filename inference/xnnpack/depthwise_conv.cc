@@ -71,24 +71,18 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
 // One output row `y`, all channels. Inside the image (every tap in range) the
 // row is walked in blocks of kBlock pixels, all 16-channel groups of a block
 // before the next block: consecutive groups read consecutive memory (NHWC),
-// which the prefetchers follow.
+// which the prefetchers follow. `rows0[ky]`: input row y * stride - pad_top
+// + ky; only ky in [ky_lo, ky_hi) (the rows inside the image) are read.
+// `o0`: output row y.
 constexpr int kBlock = 8;
 template <int K>
 __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
-                                            float out_min, float out_max, const float* in,
-                                            float* out, int y) {
+                                            float out_min, float out_max,
+                                            const float* const* rows0, int ky_lo, int ky_hi,
+                                            float* o0) {
   const size_t c = static_cast<size_t>(s.channels);
   const int groups = (s.channels + kGroup - 1) / kGroup;
   const __m512 lo = _mm512_set1_ps(out_min), hi = _mm512_set1_ps(out_max);
-  const int iy0 = y * s.stride_h - s.pad_top;
-  const int ky_lo = std::max(0, -iy0), ky_hi = std::min(K, s.in_h - iy0);
-  const float* rows0[K];
-#pragma GCC unroll 8
-  for (int ky = 0; ky < K; ++ky) {
-    const int iy = std::min(std::max(iy0 + ky, 0), s.in_h - 1);  // clamped; unused if out
-    rows0[ky] = in + static_cast<size_t>(iy) * s.in_w * c;
-  }
-  float* o0 = out + static_cast<size_t>(y) * s.out_w * c;
   const bool full_rows = ky_lo == 0 && ky_hi == K;
   // Output columns whose taps are all inside the image horizontally.
   const int x_lo = std::min(s.out_w, (s.pad_left + s.stride_w - 1) / s.stride_w);
@@ -161,16 +155,29 @@ DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, cons
 }
 
 void DepthwiseConv::Run(const float* in, float* out, int row_begin, int row_end) const {
-#if SLUICE_DEPTHWISE_AVX512
+  const float* rows[5];
+  const size_t row_floats = static_cast<size_t>(s_.in_w) * s_.channels;
   for (int y = row_begin; y < row_end; ++y) {
-    if (s_.kernel == 3) {
-      Row<3>(s_, packed_, min_, max_, in, out, y);
-    } else {
-      Row<5>(s_, packed_, min_, max_, in, out, y);
+    const int iy0 = y * s_.stride_h - s_.pad_top;
+    for (int ky = 0; ky < s_.kernel; ++ky) {
+      const int iy = std::min(std::max(iy0 + ky, 0), s_.in_h - 1);  // clamped; unused if out
+      rows[ky] = in + static_cast<size_t>(iy) * row_floats;
     }
+    RunRow(rows, y, out + static_cast<size_t>(y) * s_.out_w * s_.channels);
+  }
+}
+
+void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) const {
+#if SLUICE_DEPTHWISE_AVX512
+  const int iy0 = y * s_.stride_h - s_.pad_top;
+  const int ky_lo = std::max(0, -iy0), ky_hi = std::min(s_.kernel, s_.in_h - iy0);
+  if (s_.kernel == 3) {
+    Row<3>(s_, packed_, min_, max_, rows, ky_lo, ky_hi, out_row);
+  } else {
+    Row<5>(s_, packed_, min_, max_, rows, ky_lo, ky_hi, out_row);
   }
 #else
-  (void)in, (void)out, (void)row_begin, (void)row_end;
+  (void)rows, (void)y, (void)out_row;
 #endif
 }
 

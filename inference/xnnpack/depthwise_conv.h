@@ -34,6 +34,10 @@ class DepthwiseConv {
   const DepthwiseShape& shape() const { return s_; }
   // Output rows [row_begin, row_end) of one image (batch 1).
   void Run(const float* in, float* out, int row_begin, int row_end) const;
+  // Output row `y` from input rows given one by one: rows[ky] is input row
+  // y * stride_h - pad_top + ky (K pointers; those outside the image are not
+  // read but must be non-null), each in_w * channels floats.
+  void RunRow(const float* const* rows, int y, float* out_row) const;
 
  private:
   DepthwiseShape s_;
