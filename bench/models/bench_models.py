@@ -6,6 +6,7 @@ table. A benchmark, not a test.
 usage: bench_models.py [--tool build/tests/oracle/sluice_run_model]
                        [--models ../shared/models] [--threads 1,2] [--iters 30]
                        [--backend xnnpack] [--rounds 1] [--only m1,m2]
+                       [--peak 1:166,2:332 [--cli build/tools/sluice]]
 Run it with the oracle venv's python (tests/oracle/setup_oracle_venv.sh).
 Each cell is "median (min)" of --iters timed invocations after two warm-up
 runs; both sides time Invoke() only (inputs already in place). ratio = ours /
@@ -14,6 +15,9 @@ busy machine the minima are the better comparison. With --rounds N each
 measurement is repeated N times, ours and Google's alternating; cells are then
 the median of the N medians (the min of the N minima). Environment variables
 reach our tool (e.g. SLUICE_XNNPACK_OWN_GEMM=0 for the all-XNNPACK path).
+With --peak (this machine's fp32 GFLOP/s per thread count, from
+build/bench/cpu_peak), a column per thread count gives our minimum over the
+model's FLOP floor (2 x the MACs `sluice model-info` counts / peak).
 """
 import argparse
 import glob
@@ -67,7 +71,12 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated model names")
     ap.add_argument("--sluice", default="",
                     help="the sluice CLI: time ours with 'sluice bench-model' instead of --tool")
+    ap.add_argument("--peak", default="",
+                    help="GFLOP/s per thread count, e.g. 1:166,2:332: adds 'x floor' columns")
+    ap.add_argument("--cli", default=os.path.join(REPO, "build", "tools", "sluice"),
+                    help="the sluice CLI, for the MACs of --peak")
     a = ap.parse_args()
+    peak = {int(k): float(v) for k, v in (p.split(":") for p in a.peak.split(",") if p)}
 
     try:
         from ai_edge_litert import interpreter as tfl
@@ -75,10 +84,12 @@ def main():
         from tflite_runtime import interpreter as tfl
     work = tempfile.mkdtemp(prefix="sluice_bench_")
     threads = [int(t) for t in a.threads.split(",")]
+    per_t = 4 if peak else 3
     head = "| model | " + " | ".join(
-        f"ours {t}T ms | Google {t}T ms | ratio {t}T" for t in threads) + " |"
+        f"ours {t}T ms | Google {t}T ms | ratio {t}T" + (f" | x floor {t}T" if peak else "")
+        for t in threads) + " |"
     print(head)
-    print("|---|" + "---:|" * (3 * len(threads)))
+    print("|---|" + "---:|" * (per_t * len(threads)))
     notes = []
     for m in sorted(glob.glob(os.path.join(a.models, "*.tflite"))):
         name = os.path.basename(m)[:-7]
@@ -91,6 +102,11 @@ def main():
         shape = [int(d) for d in r.stdout.split()[-1].split("x")]
         inp = os.path.join(work, f"{name}.npy")
         np.save(inp, np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32))
+        macs = None
+        if peak:
+            info = subprocess.run([a.cli, "model-info", m], capture_output=True, text=True)
+            found = re.search(r"MACs: ([0-9]+)", info.stdout)
+            macs = int(found.group(1)) if found else None
         cells = []
         for t in threads:
             runs_ours, runs_google = [], []
@@ -120,6 +136,10 @@ def main():
                 if ours[1] and google[1]:
                     ratio += f" ({ours[1] / google[1]:.2f})"
             cells += [cell(ours), cell(google), ratio]
+            if peak:
+                floor_ms = 2 * macs / (peak[t] * 1e6) if macs and t in peak else None
+                cells.append(f"{ours[1] / floor_ms:.2f}" if ours and ours[1] and floor_ms
+                             else "n/a")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     for n in notes:
         print(f"\n- {n}")
