@@ -24,6 +24,7 @@
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/stem_conv.h"
+#include "inference/xnnpack/stream_conv.h"
 #include "inference/xnnpack/translate.h"
 #include "inference/xnnpack/upsample_conv.h"
 #include "inference/xnnpack/work_pool.h"
@@ -103,6 +104,11 @@ struct OwnChain {
   int pad = -1;       // a PAD zero-padding the residual's channels (absorbed)
   int residual_channels = 0;
   int pw = -1;   // with conv a DEPTHWISE: the 1x1 after it, then add (dw_pw_block.h)
+  // Streamed pairs (stream_conv.h): `expand`, the 1x1 whose output only the
+  // DEPTHWISE `conv` reads (then `in` is the 1x1's input); `dw`, the
+  // DEPTHWISE whose output only the 1x1 `conv` reads (then `in` and `in_pad`
+  // are the depthwise's).
+  int expand = -1, dw = -1;
   int out = -1;  // the last op's output
   int last() const { return prelu >= 0 ? prelu : add >= 0 ? add : conv; }
 };
@@ -332,6 +338,20 @@ bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape
   return true;
 }
 
+// Where streaming a pair (stream_conv.h) measured faster than the two
+// kernels apart (bench/models/RESULTS.md, 2026-11-23), by the shape of the
+// tensor it keeps out of memory. Expand: only where that tensor outgrows L2
+// (112x112x64, 3 MiB: -20% for the pair); below, the recomputed halo rows
+// and the 1x1 on one image row at a time cost more than the traffic saved
+// (14x14 and 7x7 layers up to 2x slower on two threads). Project: from
+// 48x48 pixels (56x56x144: -10%); smaller ones are flat or a few % slower.
+bool StreamExpandWins(const ir::Shape& mid) {
+  return mid.size() == 4 && ir::NumElements(mid) * sizeof(float) > size_t{5} << 19;
+}
+bool StreamProjectWins(const ir::Shape& mid) {
+  return mid.size() == 4 && mid[1] * mid[2] >= 48 * 48;
+}
+
 // For a PAD of a 4-D float tensor that only appends zeros after the channels:
 // how many; else 0.
 int ChannelPadAfter(const ir::Graph& g, int op_index) {
@@ -452,6 +472,17 @@ size_t MinTaskMacs() {
   return v;
 }
 constexpr size_t kMinTasksPerThread = 16;
+// Bands per thread for the streamed pairs: more balance the work, fewer
+// recompute fewer halo rows (the kernel's kBandsPerThread, measured:
+// ExpandDepthwise 1, DepthwisePointwise 2); SLUICE_XNNPACK_STREAM_BANDS
+// overrides both (for A/B).
+int StreamBandsPerThread(int preferred) {
+  static const int v = [] {
+    const char* e = std::getenv("SLUICE_XNNPACK_STREAM_BANDS");
+    return e && *e ? std::max(1, std::atoi(e)) : 0;
+  }();
+  return v > 0 ? v : preferred;
+}
 size_t PointwiseChunkRows(size_t rows, size_t k, size_t blocks, size_t threads) {
   constexpr size_t kTile = PointwiseConv::kTileRows;
   const size_t tiles = (rows + kTile - 1) / kTile;
@@ -460,6 +491,29 @@ size_t PointwiseChunkRows(size_t rows, size_t k, size_t blocks, size_t threads) 
   const size_t most = tiles * blocks / (kMinTasksPerThread * std::max<size_t>(threads, 1));
   per = std::max<size_t>(1, std::min(per, most));
   return per * kTile;
+}
+
+// Streamed pairs (stream_conv.h): bands of output rows, each with its own
+// scratch (ring or row buffer), about two bands per thread.
+template <typename Conv>
+struct BandTask {
+  const Conv* conv;
+  const float* in;
+  const float* residual;
+  float* out;
+  int rows = 0, bands = 1;
+  size_t scratch_floats = 0;  // per band, whole cache lines
+  std::vector<float> storage;
+  float* scratch = nullptr;  // 64-byte aligned in storage
+};
+template <typename Conv>
+void RunBand(void* context, size_t band) {
+  const auto* t = static_cast<const BandTask<Conv>*>(context);
+  PoolTakeOver(t);
+  const int b = static_cast<int>(band);
+  t->conv->Run(t->in, t->residual, t->out, b * t->rows / t->bands, (b + 1) * t->rows / t->bands,
+               t->scratch + band * t->scratch_floats);
+  PoolHandOff(t);
 }
 
 // One step of the execution plan: an XNNPACK runtime or an island kernel.
@@ -498,6 +552,10 @@ class XnnpackModel : public CompiledModel {
   // kOwn: our own kernel (pointwise_conv.h); it cuts segments like an island.
   enum class Kind { kFolded, kXnn, kIsland, kOwn };
   absl::StatusOr<reference::Kernel> PrepareOwnKernel(const GraphInfo& info, const OwnChain& c);
+  // Streamed pairs (stream_conv.h) with Run(in, residual, out, r0, r1, scratch).
+  template <typename Conv>
+  absl::StatusOr<reference::Kernel> PrepareBandKernel(const ir::Graph& g, const OwnChain& c,
+                                                      std::shared_ptr<const Conv> conv);
   // Kernels with Run(in, out, row_begin, row_end) over `rows` rows.
   template <typename Conv>
   absl::StatusOr<reference::Kernel> PrepareRowKernel(const ir::Graph& g, const OwnChain& c,
@@ -699,6 +757,62 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (c.pad >= 0) kind[c.pad] = Kind::kOwn;
     if (c.prelu >= 0) kind[c.prelu] = Kind::kOwn;
     chains[c.last()] = c;
+  }
+
+  // Streamed pairs (stream_conv.h), SLUICE_XNNPACK_STREAM=0 for the per-op
+  // kernels: a plain 1x1 whose output only a depthwise reads (through a PAD
+  // it absorbs, or not) runs inside that depthwise's chain; then a depthwise
+  // whose output only a 1x1 reads runs inside that 1x1's chain.
+  // SLUICE_XNNPACK_STREAM=expand or =project keeps one kind (for A/B); =all
+  // streams pairs of any size (for tests; see StreamExpandWins).
+  const char* stream_env = std::getenv("SLUICE_XNNPACK_STREAM");
+  const std::string stream = stream_env ? stream_env : "";
+  if (OwnGemmEnabled() && stream != "0") {
+    auto plain_pointwise = [&](int at) {  // a chain of a lone 1x1 (absorbs nothing)
+      auto it = chains.find(at);
+      return it != chains.end() && it->second.conv == at && it->second.pw < 0 &&
+             it->second.expand < 0 && it->second.dw < 0 && IsOwnPointwiseConv(info, at);
+    };
+    std::vector<int> depthwise_at;
+    for (const auto& [at, c] : chains) {
+      if (c.pw < 0 && graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D) {
+        depthwise_at.push_back(at);
+      }
+    }
+    if (stream == "project") depthwise_at.clear();
+    for (int at : depthwise_at) {
+      OwnChain& d = chains[at];
+      const int e = info.producer(d.in);
+      if (e < 0 || !plain_pointwise(e) ||
+          sole_consumer(d.in) != (d.in_pad >= 0 ? d.in_pad : d.conv) ||
+          (stream != "all" && !StreamExpandWins(graph.tensors[d.in].shape))) {
+        continue;
+      }
+      d.expand = e;
+      d.in = chains[e].in;
+      chains.erase(e);
+    }
+    std::vector<int> pointwise_at;
+    for (const auto& [at, c] : chains) {
+      if (c.pw < 0 && c.expand < 0 && IsOwnPointwiseConv(info, c.conv)) pointwise_at.push_back(at);
+    }
+    if (stream == "expand") pointwise_at.clear();
+    for (int at : pointwise_at) {
+      OwnChain& c = chains[at];
+      const int x = graph.ops[c.conv].inputs[0];
+      const int d = info.producer(x);
+      auto dc = chains.find(d);
+      if (d < 0 || dc == chains.end() || dc->second.conv != d || dc->second.pw >= 0 ||
+          dc->second.expand >= 0 || graph.ops[d].type != ir::OpType::kDepthwiseConv2D ||
+          sole_consumer(x) != c.conv ||
+          (stream != "all" && !StreamProjectWins(graph.tensors[x].shape))) {
+        continue;
+      }
+      c.dw = d;
+      c.in = dc->second.in;
+      c.in_pad = dc->second.in_pad;
+      chains.erase(dc);
+    }
   }
 
   // XNNPACK segments: maximal runs of XNNPACK ops in execution order.
@@ -919,11 +1033,97 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareRowKernel(
   });
 }
 
+template <typename Conv>
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareBandKernel(
+    const ir::Graph& g, const OwnChain& c, std::shared_ptr<const Conv> conv) {
+  auto task = std::make_shared<BandTask<Conv>>();
+  task->conv = conv.get();
+  task->in = static_cast<const float*>(TensorAddress(c.in));
+  task->residual = c.residual >= 0 ? static_cast<const float*>(TensorAddress(c.residual)) : nullptr;
+  task->out = static_cast<float*>(TensorAddress(c.out));
+  if (!task->in || !task->out || (c.residual >= 0 && !task->residual)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  }
+  pthreadpool_t pool = pool_;
+  task->rows = conv->rows();
+  if (pool) {
+    const int threads = static_cast<int>(pthreadpool_get_threads_count(pool));
+    task->bands = std::min(task->rows, StreamBandsPerThread(Conv::kBandsPerThread) * threads);
+  }
+  task->scratch_floats = (conv->ScratchFloats() + 15) / 16 * 16;
+  task->storage.assign(task->scratch_floats * task->bands + 16, 0.0f);
+  const uintptr_t p = reinterpret_cast<uintptr_t>(task->storage.data());
+  task->scratch = reinterpret_cast<float*>((p + 63) & ~uintptr_t{63});
+  return reference::Kernel([conv, task, pool] {
+    if (pool) {
+      PoolHandOff(task.get());
+      pthreadpool_parallelize_1d(pool, RunBand<Conv>, task.get(), task->bands, 0);
+      PoolTakeOver(task.get());
+    } else {
+      conv->Run(task->in, task->residual, task->out, 0, task->rows, task->scratch);
+    }
+  });
+}
+
+// Our depthwise kernel for DEPTHWISE op `op_index` (OwnDepthwiseShape).
+absl::StatusOr<std::shared_ptr<const DepthwiseConv>> MakeDepthwise(const GraphInfo& info,
+                                                                   int op_index) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  DepthwiseShape shape;
+  if (!OwnDepthwiseShape(info, op_index, &shape)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(op_index), ": not for our kernel"));
+  }
+  ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+  float lo, hi;
+  ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &lo, &hi);
+  return std::make_shared<const DepthwiseConv>(shape, consts.weights.data(), consts.bias_or_null(),
+                                               lo, hi);
+}
+
+// Our pointwise kernel for the 1x1 CONV_2D `c.conv` with the ADD and PRELU
+// of chain `c` (each if present).
+absl::StatusOr<std::shared_ptr<PointwiseConv>> MakePointwise(const GraphInfo& info,
+                                                             const OwnChain& c) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[c.conv];
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const int n = f[0], k = f[3];
+  ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+  float lo, hi;
+  ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+  auto conv = std::make_shared<PointwiseConv>(k, n, consts.weights.data(),
+                                              consts.bias_or_null(), lo, hi);
+  if (c.add >= 0) {
+    float alo, ahi;
+    ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+    conv->SetResidualAdd(alo, ahi, c.residual_channels);
+  }
+  if (c.prelu >= 0) {
+    ASSIGN_OR_RETURN(std::vector<float> slope, info.ConstantAsFloat(g.ops[c.prelu].inputs[1]));
+    conv->SetPrelu(slope.data());
+  }
+  return conv;
+}
+
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo& info,
                                                                  const OwnChain& c) {
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[c.conv];
   pthreadpool_t pool = pool_;
+  if (c.expand >= 0) {
+    OwnChain e;
+    e.conv = c.expand;
+    ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> pw, MakePointwise(info, e));
+    ASSIGN_OR_RETURN(std::shared_ptr<const DepthwiseConv> dw, MakeDepthwise(info, c.conv));
+    return PrepareBandKernel(g, c, std::make_shared<const ExpandDepthwise>(pw, dw));
+  }
+  if (c.dw >= 0) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const DepthwiseConv> dw, MakeDepthwise(info, c.dw));
+    ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> pw, MakePointwise(info, c));
+    return PrepareBandKernel(
+        g, c, std::make_shared<const DepthwisePointwise>(dw, pw, c.residual_channels));
+  }
   if (c.pw >= 0) {
     DwPwShape shape;
     if (!OwnDwPwBlockShape(info, c.conv, c.pw, c.add, &shape)) {
@@ -955,33 +1155,12 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
                             upsample.in_h);
   }
   if (op.type == ir::OpType::kDepthwiseConv2D) {
-    DepthwiseShape shape;
-    if (!OwnDepthwiseShape(info, c.conv, &shape)) {
-      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
-    }
-    ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
-    float lo, hi;
-    ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &lo, &hi);
-    auto conv = std::make_shared<const DepthwiseConv>(shape, consts.weights.data(),
-                                                      consts.bias_or_null(), lo, hi);
-    return PrepareRowKernel(g, c, std::move(conv), shape.out_h);
+    ASSIGN_OR_RETURN(std::shared_ptr<const DepthwiseConv> conv, MakeDepthwise(info, c.conv));
+    const int rows = conv->shape().out_h;
+    return PrepareRowKernel(g, c, std::move(conv), rows);
   }
-  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
-  const int n = f[0], k = f[3];
-  ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
-  float lo, hi;
-  ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
-  auto conv = std::make_shared<PointwiseConv>(k, n, consts.weights.data(),
-                                              consts.bias_or_null(), lo, hi);
-  if (c.add >= 0) {
-    float alo, ahi;
-    ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
-    conv->SetResidualAdd(alo, ahi, c.residual_channels);
-  }
-  if (c.prelu >= 0) {
-    ASSIGN_OR_RETURN(std::vector<float> slope, info.ConstantAsFloat(g.ops[c.prelu].inputs[1]));
-    conv->SetPrelu(slope.data());
-  }
+  const int k = g.tensors[op.inputs[1]].shape[3];
+  ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> conv, MakePointwise(info, c));
   const size_t rows = static_cast<size_t>(g.tensors[op.inputs[0]].num_elements()) / k;
   auto task = std::make_shared<PointwiseTask>(PointwiseTask{
       conv.get(), static_cast<const float*>(TensorAddress(c.in)),

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/upsample_conv.h"
+#include "util/scoped_env.h"
 
 namespace sluice::inference::xnn {
 namespace {
@@ -588,6 +590,173 @@ TEST(XnnpackBackendTest, PassesTheDifferentialOpHarness) {
   }
   // Most cases must really run on XNNPACK, not on the islands.
   EXPECT_GT(on_xnnpack, static_cast<int>(testing::StandardOpCases().size()) / 2);
+}
+
+
+// Streamed convolution pairs (stream_conv.h). The matcher only takes them on
+// large tensors (where they measured faster); SLUICE_XNNPACK_STREAM=all lifts
+// that limit so that small graphs exercise the kernels (util/scoped_env.h).
+
+// Both patterns: `expand` = CONV 1x1 (cin -> c) -> DEPTHWISE; else
+// DEPTHWISE -> CONV 1x1 (c -> cout) [-> ADD residual input] [-> PRELU].
+// `pad`: an explicit PAD (1 before, 1 or 2 after) and a VALID depthwise, as
+// TFLite writes stride-2 layers; else SAME. `mid_out`: the tensor between the
+// two convolutions is a graph output too; `mid_twice`: a second DEPTHWISE
+// (pattern 1) / CONV 1x1 (pattern 2) reads it too (both: must not fuse).
+struct StreamCase {
+  bool expand;
+  int h, w, cin, c, cout;
+  int kernel, stride;
+  bool pad = false, residual = false, prelu = false;
+  ir::Activation act1 = ir::Activation::kRelu6, act2 = ir::Activation::kNone;
+};
+ir::Graph StreamGraph(const StreamCase& k, bool mid_out = false, bool mid_twice = false) {
+  GraphBuilder b("stream");
+  const int first_c = k.expand ? k.cin : k.c;
+  int x = b.Input({1, k.h, k.w, first_c});
+  auto pointwise = [&](int in, int h, int w, int cin, int cout, ir::Activation act,
+                       uint32_t seed) {
+    const int y = b.Tensor({1, h, w, cout});
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kSame;
+    o.activation = act;
+    b.Op(OpType::kConv2D,
+         {in, b.Const({cout, 1, 1, cin}, testing::RandomFloats(cout * cin, -1, 1, seed)),
+          b.Const({cout}, testing::RandomFloats(cout, -1, 1, seed + 1))},
+         {y}, o);
+    return y;
+  };
+  int oh = 0, ow = 0;
+  auto depthwise = [&](int in, ir::Activation act, uint32_t seed) {
+    int h = k.h, w = k.w;
+    ir::DepthwiseConv2DOptions o;
+    o.stride_h = o.stride_w = k.stride;
+    o.activation = act;
+    if (k.pad) {
+      const int after = k.kernel / 2 + (k.h % 2);
+      const int xp = b.Tensor({1, h + 1 + after, w + 1 + after, k.c});
+      b.Op(OpType::kPad, {in, b.ConstInt({4, 2}, {0, 0, 1, after, 1, after, 0, 0})}, {xp});
+      in = xp;
+      h += 1 + after, w += 1 + after;
+      o.padding = ir::Padding::kValid;
+      oh = (h - k.kernel) / k.stride + 1, ow = (w - k.kernel) / k.stride + 1;
+    } else {
+      o.padding = ir::Padding::kSame;
+      oh = (h + k.stride - 1) / k.stride, ow = (w + k.stride - 1) / k.stride;
+    }
+    const int y = b.Tensor({1, oh, ow, k.c});
+    b.Op(OpType::kDepthwiseConv2D,
+         {in,
+          b.Const({1, k.kernel, k.kernel, k.c},
+                  testing::RandomFloats(k.kernel * k.kernel * k.c, -1, 1, seed)),
+          b.Const({k.c}, testing::RandomFloats(k.c, -1, 1, seed + 1))},
+         {y}, o);
+    return y;
+  };
+  int mid, y, extra = -1;
+  if (k.expand) {
+    mid = pointwise(x, k.h, k.w, k.cin, k.c, k.act1, 90);
+    y = depthwise(mid, k.act2, 92);
+    if (mid_twice) extra = depthwise(mid, k.act2, 94);
+  } else {
+    mid = depthwise(x, k.act1, 90);
+    y = pointwise(mid, oh, ow, k.c, k.cout, k.act2, 92);
+    if (k.residual) {
+      const int r = b.Input({1, oh, ow, k.cout});
+      const int sum = b.Tensor({1, oh, ow, k.cout});
+      ir::BinaryOptions a;
+      a.activation = ir::Activation::kRelu;
+      b.Op(OpType::kAdd, {y, r}, {sum}, a);
+      y = sum;
+    }
+    if (k.prelu) {
+      const int p = b.Tensor({1, oh, ow, k.cout});
+      b.Op(OpType::kPrelu, {y, b.Const({k.cout}, testing::RandomFloats(k.cout, -1, 1, 96))}, {p});
+      y = p;
+    }
+    if (mid_twice) extra = pointwise(mid, oh, ow, k.c, 8, ir::Activation::kNone, 94);
+  }
+  b.Output(y);
+  if (mid_out) b.Output(mid);
+  if (extra >= 0) b.Output(extra);
+  return b.Build();
+}
+
+// Against the reference kernels: odd sizes, strides 1 and 2, 3x3 and 5x5,
+// SAME and PAD + VALID, channel counts off the 16-lane groups, a residual ADD
+// and a PRELU after the 1x1 (pattern 2), 1/2/3 threads; one step per pair.
+TEST(XnnpackBackendTest, StreamedPairsMatchReference) {
+  ScopedEnv all("SLUICE_XNNPACK_STREAM", "all");
+  using A = ir::Activation;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<StreamCase> cases = {
+      {true, 13, 11, 5, 20, 0, 3, 1},
+      {true, 13, 11, 5, 20, 0, 3, 2},
+      {true, 12, 9, 16, 40, 0, 5, 1},
+      {true, 15, 14, 8, 24, 0, 5, 2, false, false, false, A::kRelu, A::kRelu6},
+      {true, 14, 13, 7, 36, 0, 3, 2, /*pad=*/true},
+      {true, 11, 12, 7, 17, 0, 5, 2, /*pad=*/true},
+      {true, 1, 1, 3, 16, 0, 3, 1},
+      {true, 2, 5, 3, 16, 0, 3, 2},
+      {false, 13, 11, 0, 20, 24, 3, 1},
+      {false, 13, 11, 0, 20, 33, 3, 2, false, /*residual=*/true},
+      {false, 12, 9, 0, 40, 16, 5, 1, false, true, /*prelu=*/true},
+      {false, 15, 14, 0, 24, 40, 5, 2, false, false, true, A::kRelu6, A::kRelu},
+      {false, 14, 13, 0, 36, 20, 3, 2, /*pad=*/true, true},
+      {false, 11, 12, 0, 17, 7, 5, 2, /*pad=*/true},
+      {false, 1, 1, 0, 16, 9, 3, 1, false, true},
+  };
+  for (const StreamCase& k : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << (k.expand ? "expand " : "project ") << k.h << "x" << k.w << " c " << k.c
+                 << " k" << k.kernel << " s" << k.stride << " pad " << k.pad << " residual "
+                 << k.residual << " prelu " << k.prelu);
+    const ir::Graph g = StreamGraph(k);
+    std::vector<std::vector<float>> in = {
+        testing::RandomFloats(k.h * k.w * (k.expand ? k.cin : k.c), -2, 2, 97)};
+    if (k.residual) {
+      const ir::Shape& rs = g.tensors[g.inputs[1]].shape;
+      in.push_back(testing::RandomFloats(rs[1] * rs[2] * rs[3], -2, 2, 98));
+    }
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads");
+      ExpectNear(RunOn(*xnn, g, in, threads), want, 1e-5f);
+    }
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, 1);  // the pair (and its ADD/PRELU) is one step
+  }
+}
+
+// Where a pair must not be streamed: the tensor between is a graph output,
+// or another op reads it too; and with SLUICE_XNNPACK_STREAM=0. Still right.
+TEST(XnnpackBackendTest, StreamedPairsOnlyWhereThePatternHolds) {
+  ScopedEnv all("SLUICE_XNNPACK_STREAM", "all");
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (bool expand : {true, false}) {
+    const StreamCase k{expand, 13, 11, 5, 20, 24, 3, 2};
+    const std::vector<std::vector<float>> in = {
+        testing::RandomFloats(13 * 11 * (expand ? 5 : 20), -2, 2, 99)};
+    for (int variant = 0; variant < 3; ++variant) {
+      SCOPED_TRACE(::testing::Message() << (expand ? "expand" : "project") << " variant "
+                                        << variant);
+      const ir::Graph g = StreamGraph(k, /*mid_out=*/variant == 0, /*mid_twice=*/variant == 1);
+      std::unique_ptr<ScopedEnv> off;
+      if (variant == 2) off = std::make_unique<ScopedEnv>("SLUICE_XNNPACK_STREAM", "0");
+      const std::vector<float> want = RunOn(*ref, g, in);
+      ExpectNear(RunOn(*xnn, g, in, 1), want, 1e-5f);
+      ExpectNear(RunOn(*xnn, g, in, 2), want, 1e-5f);
+      const int steps = ProfiledSteps(*xnn, g);
+      if (steps >= 0) EXPECT_EQ(steps, variant == 1 ? 3 : 2);
+    }
+  }
+  // By default (no SLUICE_XNNPACK_STREAM) small tensors stay per op.
+  ScopedEnv unset("SLUICE_XNNPACK_STREAM", "");
+  const ir::Graph g = StreamGraph(StreamCase{true, 13, 11, 5, 20, 0, 3, 2});
+  const int steps = ProfiledSteps(*xnn, g);
+  if (steps >= 0) EXPECT_EQ(steps, 2);
 }
 
 }  // namespace

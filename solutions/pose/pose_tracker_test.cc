@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "formats/image_io.h"
+#include "util/scoped_env.h"
 
 namespace sluice {
 namespace {
@@ -549,29 +550,6 @@ TEST(PoseTrackerTest, RejectsBadInputs) {
   EXPECT_EQ((*tracker)->Process(image, 100).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE((*tracker)->status().ok()) << (*tracker)->status();
 }
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old != nullptr) old_ = old;
-    had_ = old != nullptr;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 // Runs in another working directory for one scope.
 class ScopedCwd {
