@@ -331,6 +331,13 @@ bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape
       g.tensors[p.inputs[1]].shape != ir::Shape{c, 1, 1, c}) {
     return false;
   }
+  // Two 8-channel pixels per register is where the block wins; with 9-16
+  // channels (one pixel per register) it measured slower than the per-op
+  // and streamed kernels (face_landmark's 96x96x16 blocks: 0.171 ms per
+  // block vs 0.113; the model 0.92 -> 1.08 ms). SLUICE_XNNPACK_DWPW=wide
+  // takes those too (for tests and A/B).
+  const char* e = std::getenv("SLUICE_XNNPACK_DWPW");
+  if (c > 8 && !(e && std::strcmp(e, "wide") == 0)) return false;
   DwPwShape s;
   s.h = xs[1], s.w = xs[2], s.channels = c;
   if (!DwPwBlock::Supports(s)) return false;

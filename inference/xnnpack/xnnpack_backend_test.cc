@@ -467,8 +467,17 @@ TEST(XnnpackBackendTest, DwPwBlocksMatchReference) {
     const std::vector<float> want = RunOn(*ref, g, {in});
     ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
     ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+    // One step per block; blocks of more than 8 channels are fused only with
+    // SLUICE_XNNPACK_DWPW=wide (else a depthwise step and a 1x1+ADD step).
     const int steps = ProfiledSteps(*xnn, g);
-    if (steps >= 0) EXPECT_EQ(steps, k.blocks);  // one step per block
+    if (steps >= 0) EXPECT_EQ(steps, k.c <= 8 ? k.blocks : 2 * k.blocks);
+    if (k.c > 8) {
+      ScopedEnv wide("SLUICE_XNNPACK_DWPW", "wide");
+      ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
+      ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+      const int wide_steps = ProfiledSteps(*xnn, g);
+      if (wide_steps >= 0) EXPECT_EQ(wide_steps, k.blocks);
+    }
   }
   // Wide enough for threads to split the rows (halo rows read twice).
   const DwPwCase big{64, 45, 8, A::kNone, A::kNone, A::kNone, true, 2};
