@@ -128,6 +128,23 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
     }
   }
 }
+
+// out[i] = clamp(out[i] + r[i], lo, hi) for n floats (one output row).
+__attribute__((target("avx512f"))) void AddRow(const float* r, float lo, float hi, size_t n,
+                                              float* out) {
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  size_t i = 0;
+  for (; i + kGroup <= n; i += kGroup) {
+    const __m512 v = _mm512_add_ps(_mm512_loadu_ps(out + i), _mm512_loadu_ps(r + i));
+    _mm512_storeu_ps(out + i, _mm512_min_ps(_mm512_max_ps(v, vlo), vhi));
+  }
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 v =
+        _mm512_add_ps(_mm512_maskz_loadu_ps(m, out + i), _mm512_maskz_loadu_ps(m, r + i));
+    _mm512_mask_storeu_ps(out + i, m, _mm512_min_ps(_mm512_max_ps(v, vlo), vhi));
+  }
+}
 #endif
 
 }  // namespace
@@ -164,6 +181,29 @@ void DepthwiseConv::Run(const float* in, float* out, int row_begin, int row_end)
       rows[ky] = in + static_cast<size_t>(iy) * row_floats;
     }
     RunRow(rows, y, out + static_cast<size_t>(y) * s_.out_w * s_.channels);
+  }
+}
+
+void DepthwiseConv::SetResidualAdd(float add_min, float add_max) {
+  has_residual_ = true;
+  add_min_ = add_min, add_max_ = add_max;
+}
+
+void DepthwiseConv::Run(const float* in, const float* residual, float* out, int row_begin,
+                        int row_end) const {
+  if (!has_residual_) {
+    Run(in, out, row_begin, row_end);
+    return;
+  }
+  const size_t out_row = static_cast<size_t>(s_.out_w) * s_.channels;
+  for (int y = row_begin; y < row_end; ++y) {
+    Run(in, out, y, y + 1);
+#if SLUICE_DEPTHWISE_AVX512
+    const size_t at = static_cast<size_t>(y) * out_row;
+    AddRow(residual + at, add_min_, add_max_, out_row, out + at);
+#else
+    (void)residual;
+#endif
   }
 }
 

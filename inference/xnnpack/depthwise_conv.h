@@ -34,6 +34,14 @@ class DepthwiseConv {
   const DepthwiseShape& shape() const { return s_; }
   // Output rows [row_begin, row_end) of one image (batch 1).
   void Run(const float* in, float* out, int row_begin, int row_end) const;
+  // Epilogue: out = clamp(out + residual, add_min, add_max), the ADD after
+  // the depthwise (a residual of the output's shape), so that DEPTHWISE ->
+  // ADD(x, .) is one pass over memory: each output row gets the ADD while
+  // still in L1. Same operations as XNNPACK's separate ADD (the depthwise
+  // result clamped, rounded, then added), so the same bits.
+  void SetResidualAdd(float add_min, float add_max);
+  // Run with the epilogue (`residual`: out_h * out_w * channels floats).
+  void Run(const float* in, const float* residual, float* out, int row_begin, int row_end) const;
   // Output row `y` from input rows given one by one: rows[ky] is input row
   // y * stride_h - pad_top + ky (K pointers; those outside the image are not
   // read but must be non-null), each in_w * channels floats.
@@ -42,6 +50,8 @@ class DepthwiseConv {
  private:
   DepthwiseShape s_;
   float min_, max_;
+  bool has_residual_ = false;
+  float add_min_ = 0, add_max_ = 0;
   std::vector<float> storage_;
   float* packed_ = nullptr;  // per 16-channel group: 16 biases, then K*K x 16 weights
 };

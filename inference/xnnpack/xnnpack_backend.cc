@@ -19,10 +19,13 @@
 #include "absl/strings/str_cat.h"
 #include "inference/planner.h"
 #include "inference/reference/reference_kernels.h"
+#include "inference/xnnpack/add_mean.h"
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/dw_pw_block.h"
+#include "inference/xnnpack/gated_add.h"
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/resize_bilinear.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/stream_conv.h"
 #include "inference/xnnpack/translate.h"
@@ -109,6 +112,14 @@ struct OwnChain {
   // DEPTHWISE whose output only the 1x1 `conv` reads (then `in` and `in_pad`
   // are the depthwise's).
   int expand = -1, dw = -1;
+  // A gated residual ADD(MUL(in, gate), gate_b) (gated_add.h): alone (conv is
+  // then the MUL, gate_add the ADD), or computed on the fly as a 1x1 conv's
+  // input (gate_mul, gate_add absorbed in front of it).
+  int gate = -1, gate_b = -1, gate_mul = -1, gate_add = -1;
+  int resize = -1;  // a RESIZE_BILINEAR computed on the fly as a 1x1 conv's
+                    // input (resize_bilinear.h); in is then its input
+  int mean = -1;  // a global AVERAGE_POOL_2D of the ADD `conv` (add_mean.h):
+                  // in and residual are the ADD's inputs
   int out = -1;  // the last op's output
   int last() const { return prelu >= 0 ? prelu : add >= 0 ? add : conv; }
 };
@@ -359,6 +370,134 @@ bool StreamProjectWins(const ir::Shape& mid) {
   return mid.size() == 4 && mid[1] * mid[2] >= 48 * 48;
 }
 
+// The memory-bound decoder fusions: an ADD after a DEPTHWISE as its epilogue
+// (depthwise_conv.h), MUL by a per-channel gate -> ADD (gated_add.h), alone
+// or as a 1x1 conv's input, RESIZE_BILINEAR as a 1x1 conv's input
+// (resize_bilinear.h), ADD -> global mean (add_mean.h).
+// SLUICE_XNNPACK_FUSE_ADD=0 leaves those ops as before (XNNPACK's nodes, our
+// per-op kernels), for A/B timings and bit comparisons.
+bool FuseAddEnabled() { return KernelSwitchOn("SLUICE_XNNPACK_FUSE_ADD"); }
+
+// ADD op `add` with input tensor `t` (a float [.., C] tensor): its other
+// input if that is a non-constant float tensor of t's shape, and the output
+// has that shape too; else -1.
+int SameShapeAddend(const GraphInfo& info, int add, int t) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& a = g.ops[add];
+  if (a.type != ir::OpType::kAdd || a.inputs.size() != 2 || a.outputs.size() != 1 ||
+      (a.inputs[0] != t && a.inputs[1] != t) ||
+      a.opts<ir::BinaryOptions>().activation == ir::Activation::kTanh) {
+    return -1;
+  }
+  const int other = a.inputs[0] == t ? a.inputs[1] : a.inputs[0];
+  if (other < 0 || other == t || info.IsConstant(other)) return -1;
+  const ir::Tensor& tt = g.tensors[t];
+  for (int u : {other, a.outputs[0]}) {
+    if (g.tensors[u].shape != tt.shape || g.tensors[u].dtype != ir::DType::kFloat32) return -1;
+  }
+  return tt.dtype == ir::DType::kFloat32 ? other : -1;
+}
+
+// MUL (op `mul`) of a 4-D float tensor x by a per-channel gate ([1, 1, 1, C]
+// or [C], not constant) whose product only ADD (op `add`) reads, with a
+// tensor of x's shape: y = ADD(MUL(x, gate), b), one pass of gated_add.h.
+// The caller checks that the product has no other reader.
+bool OwnGatedAddShape(const GraphInfo& info, int mul, int add, GatedAddShape* shape, int* x,
+                      int* gate, int* b) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& m = g.ops[mul];
+  if (m.type != ir::OpType::kMul || m.inputs.size() != 2 || m.outputs.size() != 1 ||
+      m.opts<ir::BinaryOptions>().activation == ir::Activation::kTanh) {
+    return false;
+  }
+  const int prod = m.outputs[0];
+  const ir::Shape& ps = g.tensors[prod].shape;
+  if (ps.size() != 4 || ps[3] < 1) return false;
+  for (int k = 0; k < 2; ++k) {
+    const int xi = m.inputs[k], gi = m.inputs[1 - k];
+    if (xi < 0 || gi < 0 || info.IsConstant(xi) || info.IsConstant(gi)) continue;
+    const ir::Tensor& xt = g.tensors[xi];
+    const ir::Tensor& gt = g.tensors[gi];
+    if (xt.shape != ps || xt.dtype != ir::DType::kFloat32 || gt.dtype != ir::DType::kFloat32 ||
+        gt.shape.empty() || gt.shape.back() != ps[3] || ir::NumElements(gt.shape) != ps[3] ||
+        gt.shape.size() > 4) {
+      continue;
+    }
+    const int other = SameShapeAddend(info, add, prod);
+    if (other < 0) return false;
+    GatedAddShape s;
+    s.rows = ps[0] * ps[1], s.w = ps[2], s.channels = ps[3];
+    if (!GatedAdd::Supports(s)) return false;
+    if (shape) *shape = s;
+    if (x) *x = xi;
+    if (gate) *gate = gi;
+    if (b) *b = other;
+    return true;
+  }
+  return false;
+}
+
+// RESIZE_BILINEAR (op `resize`) of a batch-1 float tensor, the shape
+// resize_bilinear.h computes on the fly.
+bool OwnResizeShape(const GraphInfo& info, int resize, ResizeShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& r = g.ops[resize];
+  if (r.type != ir::OpType::kResizeBilinear || r.inputs.empty() || r.inputs[0] < 0 ||
+      info.IsConstant(r.inputs[0]) || r.outputs.size() != 1) {
+    return false;
+  }
+  const ir::Tensor& x = g.tensors[r.inputs[0]];
+  const ir::Tensor& y = g.tensors[r.outputs[0]];
+  if (x.shape.size() != 4 || y.shape.size() != 4 || x.shape[0] != 1 || y.shape[0] != 1 ||
+      x.shape[3] != y.shape[3] || x.dtype != ir::DType::kFloat32 ||
+      y.dtype != ir::DType::kFloat32) {
+    return false;
+  }
+  const auto& o = r.opts<ir::ResizeBilinearOptions>();
+  ResizeShape s;
+  s.in_h = x.shape[1], s.in_w = x.shape[2], s.out_h = y.shape[1], s.out_w = y.shape[2];
+  s.channels = x.shape[3];
+  s.align_corners = o.align_corners, s.half_pixel_centers = o.half_pixel_centers;
+  if (!ResizeBilinear::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
+// ADD (op `add`) of two non-constant [1, H, W, C] float tensors whose sum
+// only a global AVERAGE_POOL_2D (op `pool`: VALID, the whole image) reads:
+// one pass of add_mean.h. The caller checks the sum has no other reader.
+bool OwnAddMeanShape(const GraphInfo& info, int add, int pool, AddMeanShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& a = g.ops[add];
+  const ir::Op& p = g.ops[pool];
+  if (a.type != ir::OpType::kAdd || p.type != ir::OpType::kAveragePool2D ||
+      a.inputs.size() != 2 || a.outputs.size() != 1 || p.inputs.empty() ||
+      p.outputs.size() != 1 || p.inputs[0] != a.outputs[0] ||
+      a.opts<ir::BinaryOptions>().activation == ir::Activation::kTanh) {
+    return false;
+  }
+  const ir::Tensor& y = g.tensors[a.outputs[0]];
+  const ir::Shape& ys = y.shape;
+  if (ys.size() != 4 || ys[0] != 1 || y.dtype != ir::DType::kFloat32) return false;
+  for (int t : a.inputs) {
+    if (t < 0 || info.IsConstant(t) || g.tensors[t].shape != ys ||
+        g.tensors[t].dtype != ir::DType::kFloat32) {
+      return false;
+    }
+  }
+  const auto& o = p.opts<ir::Pool2DOptions>();
+  if (o.padding != ir::Padding::kValid || o.filter_h != ys[1] || o.filter_w != ys[2] ||
+      o.activation == ir::Activation::kTanh ||
+      g.tensors[p.outputs[0]].shape != ir::Shape{1, 1, 1, ys[3]}) {
+    return false;
+  }
+  AddMeanShape s;
+  s.pixels = ys[1] * ys[2], s.channels = ys[3];
+  if (!AddMean::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
 // For a PAD of a 4-D float tensor that only appends zeros after the channels:
 // how many; else 0.
 int ChannelPadAfter(const ir::Graph& g, int op_index) {
@@ -567,6 +706,14 @@ class XnnpackModel : public CompiledModel {
   template <typename Conv>
   absl::StatusOr<reference::Kernel> PrepareRowKernel(const ir::Graph& g, const OwnChain& c,
                                                      std::shared_ptr<const Conv> conv, int rows);
+  // A 1x1 conv whose input is computed on the fly: a gated residual or a
+  // bilinear resize.
+  // A 1x1 conv's input computed on the fly (OwnChain::gate_mul, ::resize).
+  absl::StatusOr<std::unique_ptr<const class PixelSource>> MakePixelSource(const GraphInfo& info,
+                                                                           const OwnChain& c);
+  absl::StatusOr<reference::Kernel> PrepareStagedPointwise(
+      const GraphInfo& info, const OwnChain& c, std::shared_ptr<const PointwiseConv> conv,
+      std::shared_ptr<const PointwiseTask> task);
   template <typename Conv, typename Shape>
   absl::StatusOr<reference::Kernel> PrepareStagedKernel(const GraphInfo& info, const OwnChain& c,
                                                         const Shape& shape);
@@ -711,7 +858,16 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
         c.in = graph.ops[p].inputs[0];
         kind[p] = Kind::kOwn;
       }
-      chains[i] = c;
+      // ... and an ADD of a same-shape tensor after it (its epilogue).
+      const int a = sole_consumer(c.out);
+      if (FuseAddEnabled() && a >= 0 && kind[a] == Kind::kXnn) {
+        const int other = SameShapeAddend(info, a, c.out);
+        if (other >= 0) {
+          c.add = a, c.residual = other, c.out = graph.ops[a].outputs[0];
+          kind[a] = Kind::kOwn;
+        }
+      }
+      chains[c.last()] = c;
       continue;
     }
     if (OwnStemConvShape(info, i, nullptr)) {  // absorbs its PAD only
@@ -728,6 +884,31 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       // These absorb nothing.
       chains[i] = c;
       continue;
+    }
+    // A gated residual as its input, computed on the fly (gated_add.h).
+    const int ga = info.producer(c.in);
+    if (FuseAddEnabled() && ga >= 0 && kind[ga] == Kind::kXnn && sole_consumer(c.in) == i &&
+        graph.tensors[c.in].shape.back() <= GatedAdd::kMaxStagedChannels) {
+      for (int t : graph.ops[ga].inputs) {
+        const int gm = t >= 0 ? info.producer(t) : -1;
+        OwnChain with = c;
+        if (gm >= 0 && kind[gm] == Kind::kXnn && sole_consumer(t) == ga &&
+            OwnGatedAddShape(info, gm, ga, nullptr, &with.in, &with.gate, &with.gate_b)) {
+          with.gate_mul = gm, with.gate_add = ga;
+          kind[gm] = kind[ga] = Kind::kOwn;
+          c = with;
+          break;
+        }
+      }
+    }
+    // A RESIZE_BILINEAR as its input, computed on the fly (resize_bilinear.h).
+    if (FuseAddEnabled() && c.gate < 0 && ga >= 0 && kind[ga] == Kind::kXnn &&
+        sole_consumer(c.in) == i &&
+        graph.tensors[c.in].shape.back() <= GatedAdd::kMaxStagedChannels &&
+        OwnResizeShape(info, ga, nullptr)) {
+      c.resize = ga;
+      c.in = graph.ops[ga].inputs[0];
+      kind[ga] = Kind::kOwn;
     }
     const ir::Shape& shape = graph.tensors[c.out].shape;
     const int a = sole_consumer(c.out);
@@ -765,6 +946,33 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (c.prelu >= 0) kind[c.prelu] = Kind::kOwn;
     chains[c.last()] = c;
   }
+  // MUL by a per-channel gate -> ADD: one pass (gated_add.h), run at the ADD.
+  if (OwnGemmEnabled() && FuseAddEnabled()) {
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || graph.ops[i].type != ir::OpType::kMul) continue;
+      const int a = sole_consumer(graph.ops[i].outputs[0]);
+      OwnChain c;
+      if (a < 0 || kind[a] != Kind::kXnn ||
+          !OwnGatedAddShape(info, i, a, nullptr, &c.in, &c.gate, &c.gate_b)) {
+        continue;
+      }
+      c.conv = i, c.gate_add = a, c.out = graph.ops[a].outputs[0];
+      kind[i] = kind[a] = Kind::kOwn;
+      chains[a] = c;
+    }
+    // ADD -> global AVERAGE_POOL_2D: one pass (add_mean.h), run at the pool.
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || graph.ops[i].type != ir::OpType::kAdd) continue;
+      const int p = sole_consumer(graph.ops[i].outputs[0]);
+      if (p < 0 || kind[p] != Kind::kXnn || !OwnAddMeanShape(info, i, p, nullptr)) continue;
+      OwnChain c;
+      c.conv = i, c.mean = p;
+      c.in = graph.ops[i].inputs[0], c.residual = graph.ops[i].inputs[1];
+      c.out = graph.ops[p].outputs[0];
+      kind[i] = kind[p] = Kind::kOwn;
+      chains[p] = c;
+    }
+  }
 
   // Streamed pairs (stream_conv.h), SLUICE_XNNPACK_STREAM=0 for the per-op
   // kernels: a plain 1x1 whose output only a depthwise reads (through a PAD
@@ -778,11 +986,13 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     auto plain_pointwise = [&](int at) {  // a chain of a lone 1x1 (absorbs nothing)
       auto it = chains.find(at);
       return it != chains.end() && it->second.conv == at && it->second.pw < 0 &&
-             it->second.expand < 0 && it->second.dw < 0 && IsOwnPointwiseConv(info, at);
+             it->second.expand < 0 && it->second.dw < 0 && it->second.gate_mul < 0 &&
+             it->second.resize < 0 && IsOwnPointwiseConv(info, at);
     };
     std::vector<int> depthwise_at;
     for (const auto& [at, c] : chains) {
-      if (c.pw < 0 && graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D) {
+      // (Not one with an ADD epilogue: ExpandDepthwise has none.)
+      if (c.pw < 0 && c.add < 0 && graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D) {
         depthwise_at.push_back(at);
       }
     }
@@ -876,6 +1086,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   for (const auto& [at, c] : chains) {
     skeleton.ops[at].inputs.push_back(c.in);
     if (c.residual >= 0) skeleton.ops[at].inputs.push_back(c.residual);
+    if (c.gate >= 0) skeleton.ops[at].inputs.push_back(c.gate);
+    if (c.gate_b >= 0) skeleton.ops[at].inputs.push_back(c.gate_b);
     skeleton.ops[at].inputs.push_back(c.out);
   }
   const MemoryPlan plan = PlanMemory(skeleton);
@@ -902,6 +1114,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   for (const auto& [at, c] : chains) {
     need_buffer(c.in);
     need_buffer(c.residual);
+    need_buffer(c.gate);
+    need_buffer(c.gate_b);
     need_buffer(c.out);
   }
   for (const auto& seg : segments) {
@@ -1073,8 +1287,8 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareBandKernel(
 }
 
 // Our depthwise kernel for DEPTHWISE op `op_index` (OwnDepthwiseShape).
-absl::StatusOr<std::shared_ptr<const DepthwiseConv>> MakeDepthwise(const GraphInfo& info,
-                                                                   int op_index) {
+absl::StatusOr<std::shared_ptr<DepthwiseConv>> MakeDepthwise(const GraphInfo& info,
+                                                             int op_index) {
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[op_index];
   DepthwiseShape shape;
@@ -1084,8 +1298,8 @@ absl::StatusOr<std::shared_ptr<const DepthwiseConv>> MakeDepthwise(const GraphIn
   ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
   float lo, hi;
   ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &lo, &hi);
-  return std::make_shared<const DepthwiseConv>(shape, consts.weights.data(), consts.bias_or_null(),
-                                               lo, hi);
+  return std::make_shared<DepthwiseConv>(shape, consts.weights.data(), consts.bias_or_null(), lo,
+                                         hi);
 }
 
 // Our pointwise kernel for the 1x1 CONV_2D `c.conv` with the ADD and PRELU
@@ -1113,6 +1327,31 @@ absl::StatusOr<std::shared_ptr<PointwiseConv>> MakePointwise(const GraphInfo& in
   return conv;
 }
 
+// Row kernels with a second (and third) input bound at compile time, for
+// PrepareRowKernel: the depthwise with its residual ADD, the gated ADD.
+struct DepthwiseAddRows {
+  std::shared_ptr<const DepthwiseConv> conv;
+  const float* residual;
+  void Run(const float* in, float* out, int row_begin, int row_end) const {
+    conv->Run(in, residual, out, row_begin, row_end);
+  }
+};
+struct AddMeanGroups {
+  AddMean kernel;
+  const float* b;
+  void Run(const float* a, float* out, int group_begin, int group_end) const {
+    kernel.Run(a, b, out, group_begin, group_end);
+  }
+};
+struct GatedAddRows {
+  GatedAdd kernel;
+  const float* gate;
+  const float* b;
+  void Run(const float* in, float* out, int row_begin, int row_end) const {
+    kernel.Run(in, gate, b, out, row_begin, row_end);
+  }
+};
+
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo& info,
                                                                  const OwnChain& c) {
   const ir::Graph& g = info.graph();
@@ -1130,6 +1369,38 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> pw, MakePointwise(info, c));
     return PrepareBandKernel(
         g, c, std::make_shared<const DepthwisePointwise>(dw, pw, c.residual_channels));
+  }
+  if (c.mean >= 0) {
+    AddMeanShape shape;
+    if (!OwnAddMeanShape(info, c.conv, c.mean, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    float alo, ahi, plo, phi;
+    ir::ActivationRange(op.opts<ir::BinaryOptions>().activation, &alo, &ahi);
+    ir::ActivationRange(g.ops[c.mean].opts<ir::Pool2DOptions>().activation, &plo, &phi);
+    const auto* b = static_cast<const float*>(TensorAddress(c.residual));
+    if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    AddMean k(shape, alo, ahi, plo, phi);
+    const int groups = k.groups();
+    return PrepareRowKernel(g, c, std::make_shared<const AddMeanGroups>(AddMeanGroups{k, b}),
+                            groups);
+  }
+  if (c.gate >= 0 && c.gate_mul < 0) {
+    GatedAddShape shape;
+    if (!OwnGatedAddShape(info, c.conv, c.gate_add, &shape, nullptr, nullptr, nullptr)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    float mlo, mhi, alo, ahi;
+    ir::ActivationRange(op.opts<ir::BinaryOptions>().activation, &mlo, &mhi);
+    ir::ActivationRange(g.ops[c.gate_add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+    const auto* gate = static_cast<const float*>(TensorAddress(c.gate));
+    const auto* b = static_cast<const float*>(TensorAddress(c.gate_b));
+    if (!gate || !b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    return PrepareRowKernel(
+        g, c,
+        std::make_shared<const GatedAddRows>(
+            GatedAddRows{GatedAdd(shape, mlo, mhi, alo, ahi), gate, b}),
+        shape.rows);
   }
   if (c.pw >= 0) {
     DwPwShape shape;
@@ -1162,9 +1433,18 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
                             upsample.in_h);
   }
   if (op.type == ir::OpType::kDepthwiseConv2D) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const DepthwiseConv> conv, MakeDepthwise(info, c.conv));
+    ASSIGN_OR_RETURN(std::shared_ptr<DepthwiseConv> conv, MakeDepthwise(info, c.conv));
     const int rows = conv->shape().out_h;
-    return PrepareRowKernel(g, c, std::move(conv), rows);
+    if (c.add >= 0) {  // the ADD after it, as its epilogue
+      float alo, ahi;
+      ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+      conv->SetResidualAdd(alo, ahi);
+      const auto* r = static_cast<const float*>(TensorAddress(c.residual));
+      if (!r) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+      return PrepareRowKernel(
+          g, c, std::make_shared<const DepthwiseAddRows>(DepthwiseAddRows{conv, r}), rows);
+    }
+    return PrepareRowKernel(g, c, std::shared_ptr<const DepthwiseConv>(std::move(conv)), rows);
   }
   const int k = g.tensors[op.inputs[1]].shape[3];
   ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> conv, MakePointwise(info, c));
@@ -1181,6 +1461,9 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   if (!task->in || !task->out || (c.residual >= 0 && !task->residual)) {
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
   }
+  if (c.gate_mul >= 0 || c.resize >= 0) {
+    return PrepareStagedPointwise(info, c, std::move(conv), task);
+  }
   return reference::Kernel([conv, task, pool] {
     if (pool) {
       PoolHandOff(task.get());
@@ -1194,6 +1477,116 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
       PoolTakeOver(task.get());
     } else {
       task->conv->Run(task->in, task->residual, task->out, 0, task->rows);
+    }
+  });
+}
+
+// A 1x1 conv fed by an input computed on the fly (OwnChain::gate_mul,
+// OwnChain::resize): rows are staged through an L1 buffer, the source
+// filling it, the GEMM reading it.
+class PixelSource {
+ public:
+  virtual ~PixelSource() = default;
+  // The conv's input pixels [first, first + pixels), packed into `stage`.
+  virtual void Fill(size_t first, size_t pixels, float* stage) const = 0;
+};
+class GatedSource : public PixelSource {
+ public:
+  GatedSource(const GatedAdd& k, const float* x, const float* gate, const float* b)
+      : k_(k), x_(x), gate_(gate), b_(b) {}
+  void Fill(size_t first, size_t pixels, float* stage) const override {
+    const size_t c = static_cast<size_t>(k_.shape().channels);
+    k_.RunPixels(x_ + first * c, gate_, b_ + first * c, stage, pixels);
+  }
+
+ private:
+  GatedAdd k_;
+  const float *x_, *gate_, *b_;
+};
+class ResizeSource : public PixelSource {
+ public:
+  ResizeSource(const ResizeShape& s, const float* x) : k_(s), x_(x) {}
+  void Fill(size_t first, size_t pixels, float* stage) const override {
+    k_.Fill(x_, first, pixels, stage);
+  }
+
+ private:
+  ResizeBilinear k_;
+  const float* x_;
+};
+struct StagedPointwiseTask {
+  std::shared_ptr<const PointwiseTask> p;
+  std::unique_ptr<const PixelSource> source;
+  size_t residual_channels;
+};
+// Rows [begin, end) of the 1x1 conv, all channel blocks, the input staged
+// from the source a few rows at a time.
+void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t end) {
+  alignas(64) float stage[GatedAdd::kStageFloats];
+  const PointwiseConv& conv = *t.p->conv;
+  const size_t k = conv.k(), n = conv.n();
+  constexpr size_t kTile = PointwiseConv::kTileRows;
+  // ~16 KiB of rows, but at least 8 tiles (wide K: the GEMM re-reads its
+  // weights for every staged chunk), within the stage.
+  const size_t rows = std::min(std::max<size_t>(4096 / k, 8 * kTile), GatedAdd::kStageFloats / k);
+  const size_t step = std::max<size_t>(1, rows / kTile) * kTile;
+  for (size_t r = begin; r < end; r += step) {
+    const size_t m = std::min(step, end - r);
+    t.source->Fill(r, m, stage);
+    conv.Run(stage, t.p->residual ? t.p->residual + r * t.residual_channels : nullptr,
+             t.p->out + r * n, 0, m);
+  }
+}
+void RunStagedPointwiseTask(void* context, size_t chunk) {
+  const auto* t = static_cast<const StagedPointwiseTask*>(context);
+  PoolTakeOver(t);
+  const size_t begin = chunk * t->p->chunk_rows;
+  RunStagedPointwiseRows(*t, begin, std::min(t->p->rows, begin + t->p->chunk_rows));
+  PoolHandOff(t);
+}
+
+absl::StatusOr<std::unique_ptr<const PixelSource>> XnnpackModel::MakePixelSource(
+    const GraphInfo& info, const OwnChain& c) {
+  const ir::Graph& g = info.graph();
+  const auto* x = static_cast<const float*>(TensorAddress(c.in));
+  if (c.resize >= 0) {
+    ResizeShape shape;
+    if (!OwnResizeShape(info, c.resize, &shape) || !x) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.resize), ": not for our kernel"));
+    }
+    return std::unique_ptr<const PixelSource>(std::make_unique<ResizeSource>(shape, x));
+  }
+  if (c.gate_mul < 0) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no staged input"));
+  }
+  GatedAddShape shape;
+  if (!OwnGatedAddShape(info, c.gate_mul, c.gate_add, &shape, nullptr, nullptr, nullptr)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+  }
+  float mlo, mhi, alo, ahi;
+  ir::ActivationRange(g.ops[c.gate_mul].opts<ir::BinaryOptions>().activation, &mlo, &mhi);
+  ir::ActivationRange(g.ops[c.gate_add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+  const auto* gate = static_cast<const float*>(TensorAddress(c.gate));
+  const auto* b = static_cast<const float*>(TensorAddress(c.gate_b));
+  if (!x || !gate || !b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  return std::unique_ptr<const PixelSource>(
+      std::make_unique<GatedSource>(GatedAdd(shape, mlo, mhi, alo, ahi), x, gate, b));
+}
+
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
+    const GraphInfo& info, const OwnChain& c, std::shared_ptr<const PointwiseConv> conv,
+    std::shared_ptr<const PointwiseTask> task) {
+  ASSIGN_OR_RETURN(std::unique_ptr<const PixelSource> source, MakePixelSource(info, c));
+  auto t = std::make_shared<StagedPointwiseTask>(StagedPointwiseTask{
+      std::move(task), std::move(source), static_cast<size_t>(c.residual_channels)});
+  pthreadpool_t pool = pool_;
+  return reference::Kernel([conv, t, pool] {
+    if (pool) {
+      PoolHandOff(t.get());
+      pthreadpool_parallelize_1d(pool, RunStagedPointwiseTask, t.get(), t->p->chunks, 0);
+      PoolTakeOver(t.get());
+    } else {
+      RunStagedPointwiseRows(*t, 0, t->p->rows);
     }
   });
 }

@@ -419,7 +419,7 @@ ir::Graph DwPwGraph(const DwPwCase& k, bool residual_is_x = true, bool dw_also_o
 // kernel absorbed it); -1 when the own kernels are off.
 int ProfiledSteps(const Backend& backend, const ir::Graph& g) {
   if (!PointwiseConvAvailable() || std::getenv("SLUICE_XNNPACK_OWN_GEMM") ||
-      std::getenv("SLUICE_XNNPACK_DWPW")) {
+      std::getenv("SLUICE_XNNPACK_DWPW") || std::getenv("SLUICE_XNNPACK_FUSE_ADD")) {
     return -1;
   }
   BackendOptions o;
@@ -507,6 +507,355 @@ TEST(XnnpackBackendTest, DwPwBlockOnlyWhereThePatternHolds) {
   for (const ir::Graph* g : {&other_residual, &dw_read_twice}) {
     const int steps = ProfiledSteps(*xnn, *g);
     if (steps >= 0) EXPECT_EQ(steps, 2);
+  }
+}
+
+// DEPTHWISE -> ADD(r, .) with the ADD as the depthwise kernel's epilogue
+// (depthwise_conv.h SetResidualAdd): r is the depthwise's input (the
+// selfie decoders' x + relu(dw(x))) or another tensor of the output's shape
+// (stride 2, VALID); 3x3 and 5x5; C = 5, 16, 24, 40 (masked groups); odd
+// sizes, 1-pixel images; every activation; both operand orders.
+struct DwAddCase {
+  int h, w, c, k, stride;
+  ir::Padding padding;
+  ir::Activation dw_act, add_act;
+  bool residual_is_x;
+};
+ir::Graph DwAddGraph(const DwAddCase& k, bool dw_also_out = false) {
+  GraphBuilder b("dw_add");
+  const int x = b.Input({1, k.h, k.w, k.c});
+  const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
+  const ir::PadOut pw = ir::ComputePadding(k.padding, k.w, k.k, k.stride, 1);
+  const ir::Shape out{1, ph.out, pw.out, k.c};
+  const int r = k.residual_is_x ? x : b.Input(out);
+  const int d = b.Tensor(out);
+  ir::DepthwiseConv2DOptions o;
+  o.padding = k.padding;
+  o.stride_h = o.stride_w = k.stride;
+  o.activation = k.dw_act;
+  b.Op(OpType::kDepthwiseConv2D,
+       {x, b.Const({1, k.k, k.k, k.c}, testing::RandomFloats(k.k * k.k * k.c, -1, 1, 91)),
+        b.Const({k.c}, testing::RandomFloats(k.c, -1, 1, 92))},
+       {d}, o);
+  const int y = b.Tensor(out);
+  ir::BinaryOptions a;
+  a.activation = k.add_act;
+  if (k.c % 2) {
+    b.Op(OpType::kAdd, {d, r}, {y}, a);
+  } else {
+    b.Op(OpType::kAdd, {r, d}, {y}, a);
+  }
+  b.Output(y);
+  if (dw_also_out) b.Output(d);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, DepthwiseResidualAddsMatchReference) {
+  using A = ir::Activation;
+  using P = ir::Padding;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const DwAddCase& k : {DwAddCase{17, 13, 16, 3, 1, P::kSame, A::kRelu, A::kNone, true},
+                             DwAddCase{9, 11, 5, 3, 1, P::kSame, A::kNone, A::kRelu6, true},
+                             DwAddCase{1, 1, 24, 3, 1, P::kSame, A::kRelu6, A::kNone, true},
+                             DwAddCase{7, 1, 40, 5, 1, P::kSame, A::kNone, A::kReluN1To1, true},
+                             DwAddCase{15, 17, 40, 3, 2, P::kSame, A::kRelu, A::kRelu, false},
+                             DwAddCase{13, 21, 24, 5, 2, P::kValid, A::kNone, A::kNone, false}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " k" << k.k << " s"
+                                      << k.stride);
+    const ir::Graph g = DwAddGraph(k);
+    std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * k.c, -2, 2, 93)};
+    if (!k.residual_is_x) {
+      in.push_back(testing::RandomFloats(g.tensors[g.outputs[0]].num_elements(), -2, 2, 94));
+    }
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, in, threads), want, 1e-5f);
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0 && !std::getenv("SLUICE_XNNPACK_DW_WIDE")) EXPECT_EQ(steps, 1);
+  }
+  // The depthwise output read elsewhere too (a graph output): not fused.
+  const DwAddCase k{9, 11, 16, 3, 1, P::kSame, A::kRelu, A::kNone, true};
+  const ir::Graph g = DwAddGraph(k, /*dw_also_out=*/true);
+  const std::vector<float> in = testing::RandomFloats(9 * 11 * 16, -2, 2, 95);
+  ExpectNear(RunOn(*xnn, g, {in}, 2), RunOn(*ref, g, {in}), 1e-5f);
+  const int steps = ProfiledSteps(*xnn, g);
+  if (steps >= 0) EXPECT_EQ(steps, 2);
+}
+
+// y = ADD(MUL(x, gate), b) with a per-channel gate (gated_add.h), alone or
+// as the input of a 1x1 conv (`conv_out` > 0 output channels) that may add
+// a residual (`conv_residual`: pointwise_conv.h's epilogue on top).
+struct GatedCase {
+  int h, w, c;
+  ir::Activation mul_act, add_act;
+  int conv_out = 0;
+  bool conv_residual = false;
+  bool gate_flat = false;  // the gate as [C] rather than [1, 1, 1, C]
+};
+// `product_out`: the MUL's output is a graph output too; `spatial_gate`: the
+// gate is [1, h, w, 1] (not per channel). Neither may fuse.
+ir::Graph GatedGraph(const GatedCase& k, bool product_out = false, bool spatial_gate = false) {
+  GraphBuilder b("gated");
+  const ir::Shape shape{1, k.h, k.w, k.c};
+  const int x = b.Input(shape);
+  const int gate = b.Input(spatial_gate ? ir::Shape{1, k.h, k.w, 1}
+                           : k.gate_flat ? ir::Shape{k.c}
+                                         : ir::Shape{1, 1, 1, k.c});
+  const int rb = b.Input(shape);
+  const int prod = b.Tensor(shape);
+  ir::BinaryOptions m;
+  m.activation = k.mul_act;
+  if (k.c % 2) {
+    b.Op(OpType::kMul, {gate, x}, {prod}, m);
+  } else {
+    b.Op(OpType::kMul, {x, gate}, {prod}, m);
+  }
+  int y = b.Tensor(shape);
+  ir::BinaryOptions a;
+  a.activation = k.add_act;
+  if (k.w % 2) {
+    b.Op(OpType::kAdd, {rb, prod}, {y}, a);
+  } else {
+    b.Op(OpType::kAdd, {prod, rb}, {y}, a);
+  }
+  if (k.conv_out > 0) {
+    const ir::Shape oshape{1, k.h, k.w, k.conv_out};
+    const int z = b.Tensor(oshape);
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kSame;
+    o.activation = ir::Activation::kRelu;
+    b.Op(OpType::kConv2D,
+         {y, b.Const({k.conv_out, 1, 1, k.c}, testing::RandomFloats(k.conv_out * k.c, -1, 1, 96)),
+          b.Const({k.conv_out}, testing::RandomFloats(k.conv_out, -1, 1, 97))},
+         {z}, o);
+    y = z;
+    if (k.conv_residual) {
+      const int r = b.Input(oshape);
+      const int s = b.Tensor(oshape);
+      b.Op(OpType::kAdd, {y, r}, {s}, ir::BinaryOptions{});
+      y = s;
+    }
+  }
+  b.Output(y);
+  if (product_out) b.Output(prod);
+  return b.Build();
+}
+std::vector<std::vector<float>> GatedInputs(const ir::Graph& g) {
+  std::vector<std::vector<float>> in;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    in.push_back(testing::RandomFloats(g.tensors[g.inputs[i]].num_elements(), -2, 2, 100 + i));
+  }
+  return in;
+}
+
+// Against the reference kernels: C = 16 (one register a pixel), 5, 24, 40
+// (masked groups); odd sizes, 1x1 images; every activation on MUL and ADD;
+// both operand orders; into a 1x1 conv with C -> 16, 24 -> 40, 5 -> 3, with
+// and without its residual ADD; 1, 2 and 3 threads; one step each.
+TEST(XnnpackBackendTest, GatedResidualsMatchReference) {
+  using A = ir::Activation;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<GatedCase> cases = {
+      {17, 13, 16, A::kNone, A::kNone},
+      {9, 7, 5, A::kRelu, A::kRelu6},
+      {1, 1, 24, A::kReluN1To1, A::kNone, 0, false, true},
+      {6, 11, 40, A::kNone, A::kRelu},
+      {33, 31, 16, A::kNone, A::kNone, 16},
+      {9, 8, 24, A::kRelu6, A::kNone, 40, true},
+      {5, 3, 5, A::kNone, A::kReluN1To1, 3, false, true},
+      {1, 1, 16, A::kNone, A::kNone, 16, true},
+      {70, 41, 16, A::kNone, A::kNone, 16, true},  // several staged chunks
+  };
+  for (const GatedCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " conv " << k.conv_out
+                                      << " residual " << k.conv_residual);
+    const ir::Graph g = GatedGraph(k);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, in, threads), want, 1e-5f);
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, 1);
+  }
+}
+
+// Where the gated residual must not fuse: the product is read elsewhere (a
+// graph output), or the gate is per pixel, not per channel. Still right.
+TEST(XnnpackBackendTest, GatedResidualOnlyWhereThePatternHolds) {
+  using A = ir::Activation;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (int conv_out : {0, 16}) {
+    const GatedCase k{9, 7, 16, A::kNone, A::kNone, conv_out};
+    for (const ir::Graph& g : {GatedGraph(k, /*product_out=*/true), GatedGraph(k, false, true)}) {
+      const std::vector<std::vector<float>> in = GatedInputs(g);
+      ExpectNear(RunOn(*xnn, g, in, 2), RunOn(*ref, g, in), 1e-5f);
+      const int steps = ProfiledSteps(*xnn, g);
+      if (steps >= 0) EXPECT_EQ(steps, conv_out > 0 ? 3 : 2);  // MUL, ADD (, CONV)
+    }
+  }
+}
+
+// RESIZE_BILINEAR -> CONV 1x1 with the resize computed on the fly
+// (resize_bilinear.h): half-pixel centres, align_corners and TensorFlow's
+// legacy mode; x2 (the selfie decoders), odd scales up and down, 1-pixel
+// inputs; C = 16, 5, 24, 40 into 16, 3, 40, 8 channels; with the conv's
+// residual ADD; 1, 2 and 3 threads; against the reference kernels.
+struct ResizeConvCase {
+  int h, w, oh, ow, c, n;
+  bool align, half;
+  bool residual = false;
+};
+ir::Graph ResizeConvGraph(const ResizeConvCase& k, bool resized_out = false) {
+  GraphBuilder b("resize_conv");
+  const int x = b.Input({1, k.h, k.w, k.c});
+  const int r = b.Tensor({1, k.oh, k.ow, k.c});
+  b.Op(OpType::kResizeBilinear, {x, b.ConstInt({2}, {k.oh, k.ow})}, {r},
+       ir::ResizeBilinearOptions{k.align, k.half});
+  int y = b.Tensor({1, k.oh, k.ow, k.n});
+  ir::Conv2DOptions o;
+  o.padding = ir::Padding::kSame;
+  b.Op(OpType::kConv2D,
+       {r, b.Const({k.n, 1, 1, k.c}, testing::RandomFloats(k.n * k.c, -1, 1, 111)),
+        b.Const({k.n}, testing::RandomFloats(k.n, -1, 1, 112))},
+       {y}, o);
+  if (k.residual) {
+    const int res = b.Input({1, k.oh, k.ow, k.n});
+    const int s = b.Tensor({1, k.oh, k.ow, k.n});
+    b.Op(OpType::kAdd, {res, y}, {s}, ir::BinaryOptions{});
+    y = s;
+  }
+  b.Output(y);
+  if (resized_out) b.Output(r);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, ResizeIntoPointwiseConvMatchesReference) {
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<ResizeConvCase> cases = {
+      {32, 32, 64, 64, 16, 16, false, true},
+      {33, 17, 66, 34, 24, 16, false, true, true},
+      {5, 7, 11, 9, 5, 3, false, true},
+      {5, 7, 11, 9, 40, 8, true, false},
+      {9, 6, 4, 13, 16, 16, false, false, true},
+      {1, 1, 3, 2, 16, 16, false, true},
+      {1, 1, 3, 2, 24, 40, true, false},
+      {7, 9, 7, 9, 16, 16, false, false},
+  };
+  for (const ResizeConvCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " -> " << k.oh << "x" << k.ow
+                                      << " c" << k.c << " n" << k.n << " align " << k.align
+                                      << " half " << k.half);
+    const ir::Graph g = ResizeConvGraph(k);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, in, threads), want, 1e-5f);
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, 1);
+  }
+  // The resized tensor read elsewhere too (a graph output): not fused.
+  const ResizeConvCase k{5, 7, 11, 9, 16, 16, false, true};
+  const ir::Graph g = ResizeConvGraph(k, /*resized_out=*/true);
+  const std::vector<std::vector<float>> in = GatedInputs(g);
+  ExpectNear(RunOn(*xnn, g, in, 2), RunOn(*ref, g, in), 1e-5f);
+  const int steps = ProfiledSteps(*xnn, g);
+  if (steps >= 0) EXPECT_EQ(steps, 2);
+}
+
+// ADD -> global AVERAGE_POOL_2D in one pass (add_mean.h): more than 7
+// pixels (8, a multiple of 7, odd counts, 64x64), C = 16, 5, 24, 40; the
+// activations of both ops. `filter_h` < h: a pooling that is not global;
+// `sum_out`: the sum is a graph output too. Neither may fuse.
+struct AddMeanCase {
+  int h, w, c;
+  ir::Activation add_act, pool_act;
+};
+ir::Graph AddMeanGraph(const AddMeanCase& k, bool sum_out = false, int filter_h = 0) {
+  GraphBuilder b("add_mean");
+  const ir::Shape shape{1, k.h, k.w, k.c};
+  const int x = b.Input(shape), r = b.Input(shape);
+  const int s = b.Tensor(shape);
+  ir::BinaryOptions a;
+  a.activation = k.add_act;
+  b.Op(OpType::kAdd, {x, r}, {s}, a);
+  ir::Pool2DOptions o;
+  o.padding = ir::Padding::kValid;
+  o.filter_h = filter_h > 0 ? filter_h : k.h;
+  o.filter_w = k.w;
+  o.stride_h = o.filter_h;
+  o.stride_w = k.w;
+  o.activation = k.pool_act;
+  const int m = b.Tensor({1, k.h / o.filter_h, 1, k.c});
+  b.Op(OpType::kAveragePool2D, {s}, {m}, o);
+  b.Output(m);
+  if (sum_out) b.Output(s);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, AddThenGlobalMeanMatchesReference) {
+  using A = ir::Activation;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const AddMeanCase& k : {AddMeanCase{2, 4, 16, A::kNone, A::kNone},
+                               AddMeanCase{2, 7, 5, A::kRelu, A::kNone},
+                               AddMeanCase{3, 5, 24, A::kNone, A::kRelu6},
+                               AddMeanCase{64, 64, 16, A::kNone, A::kNone},
+                               AddMeanCase{9, 11, 40, A::kReluN1To1, A::kRelu}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c);
+    const ir::Graph g = AddMeanGraph(k);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, in, threads), want, 1e-5f);
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, 1);
+  }
+  // Not fused: 7 pixels or fewer (XNNPACK's other kernel), a pooling over
+  // part of the image, the sum read elsewhere.
+  const AddMeanCase k{8, 4, 16, A::kNone, A::kNone};
+  for (const ir::Graph& g : {AddMeanGraph({1, 7, 16, A::kNone, A::kNone}), AddMeanGraph(k, true),
+                             AddMeanGraph(k, false, /*filter_h=*/4)}) {
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    ExpectNear(RunOn(*xnn, g, in, 2), RunOn(*ref, g, in), 1e-5f);
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, 2);
+  }
+}
+
+// The fused kernels above keep XNNPACK's float operations and order: the
+// same bits as the unfused ops (XNNPACK's MUL, ADD, RESIZE_BILINEAR and
+// AVERAGE_POOL_2D nodes, our depthwise and 1x1 kernels), compiled with
+// SLUICE_XNNPACK_FUSE_ADD=0 (read when a model is compiled).
+TEST(XnnpackBackendTest, FusedKernelsAreBitExactWithTheSwitchOff) {
+  using A = ir::Activation;
+  if (std::getenv("SLUICE_XNNPACK_FUSE_ADD")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  std::vector<ir::Graph> graphs = {
+      DwAddGraph({17, 13, 16, 3, 1, ir::Padding::kSame, A::kRelu, A::kNone, true}),
+      DwAddGraph({15, 17, 40, 3, 2, ir::Padding::kSame, A::kRelu, A::kRelu6, false}),
+      GatedGraph({17, 13, 16, A::kNone, A::kNone}),
+      GatedGraph({9, 7, 5, A::kRelu, A::kRelu6}),
+      GatedGraph({70, 41, 16, A::kNone, A::kNone, 16, true}),
+      GatedGraph({9, 8, 24, A::kRelu6, A::kNone, 40, true}),
+      ResizeConvGraph({32, 32, 64, 64, 16, 16, false, true}),
+      ResizeConvGraph({5, 7, 11, 9, 40, 8, true, false}),
+      ResizeConvGraph({9, 6, 4, 13, 16, 16, false, false, true}),
+      ResizeConvGraph({33, 17, 66, 34, 24, 16, false, true, true}),
+      AddMeanGraph({2, 4, 16, A::kNone, A::kNone}),
+      AddMeanGraph({9, 11, 40, A::kReluN1To1, A::kRelu}),
+      AddMeanGraph({64, 64, 16, A::kNone, A::kNone}),
+  };
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "graph " << i);
+    const std::vector<std::vector<float>> in = GatedInputs(graphs[i]);
+    for (int threads : {1, 2}) {
+      const std::vector<float> fused = RunOn(*xnn, graphs[i], in, threads);
+      setenv("SLUICE_XNNPACK_FUSE_ADD", "0", 1);
+      const std::vector<float> unfused = RunOn(*xnn, graphs[i], in, threads);
+      unsetenv("SLUICE_XNNPACK_FUSE_ADD");
+      ASSERT_EQ(fused.size(), unfused.size());
+      EXPECT_EQ(std::memcmp(fused.data(), unfused.data(), fused.size() * sizeof(float)), 0);
+    }
   }
 }
 

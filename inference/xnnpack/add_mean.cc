@@ -1,0 +1,81 @@
+#include "inference/xnnpack/add_mean.h"
+
+#include "inference/xnnpack/pointwise_conv.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SLUICE_ADDMEAN_AVX512 1
+#else
+#define SLUICE_ADDMEAN_AVX512 0
+#endif
+
+namespace sluice::inference::xnn {
+namespace {
+
+constexpr int kLanes = 16;
+
+#if SLUICE_ADDMEAN_AVX512
+// Pixel p's sum, clamped (XNNPACK's ADD); zero past the last pixel (its
+// pooling kernel's zero rows).
+__attribute__((target("avx512f"), always_inline)) inline __m512 Px(const float* a, const float* b,
+                                                                   size_t p, size_t n, size_t c,
+                                                                   __mmask16 m, __m512 alo,
+                                                                   __m512 ahi) {
+  if (p >= n) return _mm512_setzero_ps();
+  const __m512 v =
+      _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + p * c), _mm512_maskz_loadu_ps(m, b + p * c));
+  return _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
+}
+
+__attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float* clamp,
+                                              float scale, const float* a, const float* b,
+                                              float* out, int g) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t k = static_cast<size_t>(g) * kLanes;
+  const size_t left = c - k;
+  const __mmask16 m = left >= static_cast<size_t>(kLanes)
+                          ? static_cast<__mmask16>(0xffff)
+                          : static_cast<__mmask16>((1u << left) - 1);
+  const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
+  const size_t n = static_cast<size_t>(s.pixels);
+  a += k, b += k;
+  __m512 x[7];
+#pragma GCC unroll 7
+  for (int j = 0; j < 7; ++j) x[j] = Px(a, b, j, n, c, m, alo, ahi);
+  __m512 acc = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x[0], x[1]), x[6]),
+                             _mm512_add_ps(_mm512_add_ps(x[2], x[3]), _mm512_add_ps(x[4], x[5])));
+  for (size_t p = 7; p < n; p += 7) {
+#pragma GCC unroll 7
+    for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
+    const __m512 s0123 = _mm512_add_ps(_mm512_add_ps(x[0], x[1]), _mm512_add_ps(x[2], x[3]));
+    const __m512 s456a = _mm512_add_ps(_mm512_add_ps(x[4], x[5]), _mm512_add_ps(x[6], acc));
+    acc = _mm512_add_ps(s0123, s456a);
+  }
+  __m512 v = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
+  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(clamp[2])), _mm512_set1_ps(clamp[3]));
+  _mm512_mask_storeu_ps(out + k, m, v);
+}
+#endif
+
+}  // namespace
+
+bool AddMean::Supports(const AddMeanShape& s) {
+  return PointwiseConvAvailable() && s.pixels > 7 && s.channels > 0;
+}
+
+AddMean::AddMean(const AddMeanShape& s, float add_min, float add_max, float pool_min,
+                 float pool_max)
+    : s_(s),
+      clamp_{add_min, add_max, pool_min, pool_max},
+      scale_(1.0f / static_cast<float>(s.pixels)) {}
+
+void AddMean::Run(const float* a, const float* b, float* out, int group_begin,
+                  int group_end) const {
+#if SLUICE_ADDMEAN_AVX512
+  for (int g = group_begin; g < group_end; ++g) Group(s_, clamp_, scale_, a, b, out, g);
+#else
+  (void)a, (void)b, (void)out, (void)group_begin, (void)group_end;
+#endif
+}
+
+}  // namespace sluice::inference::xnn

@@ -1,0 +1,44 @@
+// Our own AVX-512 kernel for a global mean of a sum,
+//   m[c] = AVERAGE_POOL_2D over all H x W pixels of ADD(a, b)
+// where the sum is read by the pooling alone (the selfie segmentation
+// decoders' squeeze-excite input, 128x128x16): one pass over a and b, the
+// sum never written (XNNPACK 2022 runs the ADD, 0.09 ms, then the pooling,
+// 0.03 ms, which reads it back).
+//
+// Same bits as XNNPACK's two nodes: the ADD's a + b, clamped; then its
+// global-average-pooling kernel's order (the 7p7x kernel: pixels in groups of
+// 7, the first summed as ((p0 + p1) + p6) + ((p2 + p3) + (p4 + p5)), each
+// further group as ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + acc)), the
+// last group padded with zeros), times 1 / (H * W), clamped. More than 7
+// pixels only (XNNPACK sums up to 7 with another kernel).
+#ifndef SLUICE_INFERENCE_XNNPACK_ADD_MEAN_H_
+#define SLUICE_INFERENCE_XNNPACK_ADD_MEAN_H_
+
+#include <cstddef>
+
+namespace sluice::inference::xnn {
+
+struct AddMeanShape {
+  int pixels = 0, channels = 0;  // a, b: pixels x channels; out: channels
+};
+
+class AddMean {
+ public:
+  // True when the kernel handles this shape on this CPU (AVX-512F).
+  static bool Supports(const AddMeanShape& s);
+  AddMean(const AddMeanShape& s, float add_min, float add_max, float pool_min, float pool_max);
+  const AddMeanShape& shape() const { return s_; }
+  // Channels [16 * group_begin, 16 * group_end) of the mean (groups of 16
+  // channels are independent: threads split by them).
+  void Run(const float* a, const float* b, float* out, int group_begin, int group_end) const;
+  int groups() const { return (s_.channels + 15) / 16; }
+
+ private:
+  AddMeanShape s_;
+  float clamp_[4];  // add min, max; pool min, max
+  float scale_;
+};
+
+}  // namespace sluice::inference::xnn
+
+#endif  // SLUICE_INFERENCE_XNNPACK_ADD_MEAN_H_

@@ -1,0 +1,119 @@
+#include "inference/xnnpack/resize_bilinear.h"
+
+#include <algorithm>
+
+#include "inference/xnnpack/pointwise_conv.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SLUICE_RESIZE_AVX512 1
+#else
+#define SLUICE_RESIZE_AVX512 0
+#endif
+
+namespace sluice::inference::xnn {
+namespace {
+
+constexpr int kLanes = 16;
+
+// XNNPACK's source coordinate for output index `o` along one axis (its
+// indirection set-up, float for float): the two source indices and the
+// weight of the second.
+void Axis(int in, int out, bool align_corners, bool half_pixel, std::vector<int32_t>* i0,
+          std::vector<int32_t>* i1, std::vector<float>* a) {
+  const int adjust = align_corners && out != 1 ? 1 : 0;
+  const float scale = static_cast<float>(in - adjust) / static_cast<float>(out - adjust);
+  const int max = in - 1;
+  const float offset = 0.5f * scale - 0.5f;
+  for (int o = 0; o < out; ++o) {
+    float x = static_cast<float>(o) * scale;
+    if (!align_corners && half_pixel) {
+      x = x + offset;
+      x = std::min(std::max(x, 0.0f), static_cast<float>(max));
+    }
+    const int lo = static_cast<int>(x);
+    i0->push_back(lo);
+    i1->push_back(std::min(lo + 1, max));
+    a->push_back(x - static_cast<float>(lo));
+  }
+}
+
+#if SLUICE_RESIZE_AVX512
+// tl + (tr - tl) * a, the product rounded on its own.
+__attribute__((target("avx512f"), always_inline)) inline __m512 Lerp(__m512 l, __m512 r, __m512 a) {
+  return _mm512_add_ps(l, _mm512_mul_round_ps(_mm512_sub_ps(r, l), a,
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+__attribute__((target("avx512f"))) void FillPixels(const ResizeShape& s, const int32_t* y0,
+                                                   const int32_t* y1, const float* ay,
+                                                   const int32_t* x0, const int32_t* x1,
+                                                   const float* ax, const float* in, size_t first,
+                                                   size_t pixels, float* out) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t row = static_cast<size_t>(s.in_w) * c;
+  size_t oy = first / s.out_w, ox = first % s.out_w;
+  size_t p = 0;
+  while (p < pixels) {
+    // The rest of output row oy (or of the range): its source rows and
+    // weight are fixed.
+    const size_t n = std::min(pixels - p, static_cast<size_t>(s.out_w) - ox);
+    const float* t = in + y0[oy] * row;
+    const float* b = in + y1[oy] * row;
+    const __m512 vay = _mm512_set1_ps(ay[oy]);
+    float* o = out + p * c;
+    if (c == static_cast<size_t>(kLanes)) {  // one register a pixel
+      for (size_t i = 0; i < n; ++i, o += kLanes) {
+        const size_t l = x0[ox + i] * c, r = x1[ox + i] * c;
+        const __m512 vax = _mm512_set1_ps(ax[ox + i]);
+        const __m512 top = Lerp(_mm512_loadu_ps(t + l), _mm512_loadu_ps(t + r), vax);
+        const __m512 bot = Lerp(_mm512_loadu_ps(b + l), _mm512_loadu_ps(b + r), vax);
+        _mm512_storeu_ps(o, Lerp(top, bot, vay));
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i, o += c) {
+        const size_t l = x0[ox + i] * c, r = x1[ox + i] * c;
+        const __m512 vax = _mm512_set1_ps(ax[ox + i]);
+        for (size_t k = 0; k < c; k += kLanes) {
+          const size_t left = c - k;
+          const __mmask16 m = left >= static_cast<size_t>(kLanes)
+                                  ? static_cast<__mmask16>(0xffff)
+                                  : static_cast<__mmask16>((1u << left) - 1);
+          const __m512 top =
+              Lerp(_mm512_maskz_loadu_ps(m, t + l + k), _mm512_maskz_loadu_ps(m, t + r + k), vax);
+          const __m512 bot =
+              Lerp(_mm512_maskz_loadu_ps(m, b + l + k), _mm512_maskz_loadu_ps(m, b + r + k), vax);
+          _mm512_mask_storeu_ps(o + k, m, Lerp(top, bot, vay));
+        }
+      }
+    }
+    p += n;
+    ox += n;
+    if (ox == static_cast<size_t>(s.out_w)) ox = 0, ++oy;
+  }
+}
+#endif
+
+}  // namespace
+
+bool ResizeBilinear::Supports(const ResizeShape& s) {
+  return PointwiseConvAvailable() && s.in_h > 0 && s.in_w > 0 && s.out_h > 0 && s.out_w > 0 &&
+         s.channels > 0 && !(s.align_corners && s.half_pixel_centers) && s.in_h < (1 << 24) &&
+         s.in_w < (1 << 24) && s.out_h < (1 << 24) && s.out_w < (1 << 24);
+}
+
+ResizeBilinear::ResizeBilinear(const ResizeShape& s) : s_(s) {
+  Axis(s.in_h, s.out_h, s.align_corners, s.half_pixel_centers, &y0_, &y1_, &ay_);
+  Axis(s.in_w, s.out_w, s.align_corners, s.half_pixel_centers, &x0_, &x1_, &ax_);
+}
+
+void ResizeBilinear::Fill(const float* in, size_t first, size_t pixels, float* out) const {
+#if SLUICE_RESIZE_AVX512
+  FillPixels(s_, y0_.data(), y1_.data(), ay_.data(), x0_.data(), x1_.data(), ax_.data(), in, first,
+             pixels, out);
+#else
+  (void)in, (void)first, (void)pixels, (void)out;
+#endif
+}
+
+}  // namespace sluice::inference::xnn
