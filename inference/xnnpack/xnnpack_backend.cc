@@ -1420,7 +1420,18 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   }
   NarrowConvShape narrow;
   if (OwnNarrowConvShape(info, c.conv, &narrow)) {
-    return PrepareStagedKernel<NarrowConv>(info, c, narrow);
+    // Streamed per band; SLUICE_XNNPACK_NARROW_STREAM=0: the whole-image
+    // Stage then Compute (for A/B).
+    if (!KernelSwitchOn("SLUICE_XNNPACK_NARROW_STREAM")) {
+      return PrepareStagedKernel<NarrowConv>(info, c, narrow);
+    }
+    ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+    return PrepareBandKernel(g, c,
+                             std::make_shared<const NarrowConv>(narrow, consts.weights.data(),
+                                                                consts.bias_or_null(), lo, hi,
+                                                                /*whole_planes=*/false));
   }
   StemConvShape stem;
   if (OwnStemConvShape(info, c.conv, &stem)) return PrepareStagedKernel<StemConv>(info, c, stem);

@@ -245,10 +245,14 @@ TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
 }
 
 // One output channel, few input channels (narrow_conv.h): the pose models'
-// segmentation head (3x3, 8 -> 1) and neighbours: SAME and VALID, 5x5, odd
-// widths (masked tails), RELU6 and no bias. Against the reference kernels;
-// the bits equal XNNPACK's (checked by comparing whole models with
-// SLUICE_XNNPACK_NARROW=0, bench/models/RESULTS.md).
+// segmentation head (3x3, 8 -> 1) and neighbours: SAME and VALID, 5x5 and
+// 7x7, odd widths (masked tails; 8 channels: the in-register transpose, its
+// gather tail, 8/4/1-register blocks), RELU6 and no bias. Tall images and
+// heights that 1, 2 and 3 threads (2 bands each) do not divide, down to
+// fewer rows than bands, so bands restage their halo rows and bottom
+// padding rows reuse ring slots. Against the reference kernels; and the
+// bits equal the whole-image version's (SLUICE_XNNPACK_NARROW_STREAM=0) and
+// XNNPACK's (SLUICE_XNNPACK_NARROW=0).
 TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
   struct Case {
     int h, w, c, k;
@@ -256,12 +260,24 @@ TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
     ir::Activation act;
     bool bias;
   };
+  using A = ir::Activation;
+  constexpr auto kSame = ir::Padding::kSame, kValid = ir::Padding::kValid;
   auto xnn = CreateXnnpackBackend();
   auto ref = reference::CreateReferenceBackend();
-  for (const Case& k : {Case{37, 41, 8, 3, ir::Padding::kSame, ir::Activation::kNone, true},
-                        Case{16, 16, 8, 3, ir::Padding::kValid, ir::Activation::kRelu6, true},
-                        Case{9, 35, 3, 5, ir::Padding::kSame, ir::Activation::kRelu, false},
-                        Case{7, 18, 16, 3, ir::Padding::kSame, ir::Activation::kNone, true}}) {
+  for (const Case& k : {Case{37, 41, 8, 3, kSame, A::kNone, true},
+                        Case{16, 16, 8, 3, kValid, A::kRelu6, true},
+                        Case{9, 35, 3, 5, kSame, A::kRelu, false},
+                        Case{7, 18, 16, 3, kSame, A::kNone, true},
+                        Case{131, 20, 8, 3, kSame, A::kNone, true},
+                        Case{97, 150, 8, 3, kSame, A::kRelu6, true},
+                        Case{23, 200, 8, 5, kSame, A::kNone, false},
+                        Case{67, 33, 4, 5, kSame, A::kNone, true},
+                        Case{100, 17, 8, 5, kValid, A::kNone, true},
+                        Case{53, 70, 8, 7, kSame, A::kRelu, true},
+                        Case{40, 23, 2, 7, kValid, A::kNone, true},
+                        Case{2, 64, 8, 3, kSame, A::kNone, true},
+                        Case{1, 31, 8, 3, kSame, A::kNone, false}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " k" << k.k);
     GraphBuilder b("narrow");
     const int x = b.Input({1, k.h, k.w, k.c});
     const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, 1, 1);
@@ -278,9 +294,18 @@ TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
     const ir::Graph g = b.Build();
     const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 42);
     const std::vector<float> want = RunOn(*ref, g, {in});
-    std::vector<std::string> placement;
-    ExpectNear(RunOn(*xnn, g, {in}, 1, &placement), want, 1e-5f);
-    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads");
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-5f);
+      for (const char* off : {"SLUICE_XNNPACK_NARROW_STREAM", "SLUICE_XNNPACK_NARROW"}) {
+        ScopedEnv e(off, "0");
+        const std::vector<float> other = RunOn(*xnn, g, {in}, threads);
+        ASSERT_EQ(other.size(), got.size());
+        EXPECT_EQ(std::memcmp(other.data(), got.data(), got.size() * sizeof(float)), 0)
+            << off << "=0 gives other bits";
+      }
+    }
   }
 }
 
