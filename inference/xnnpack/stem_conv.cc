@@ -1,6 +1,7 @@
 #include "inference/xnnpack/stem_conv.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "inference/xnnpack/pointwise_conv.h"
@@ -15,6 +16,9 @@
 namespace sluice::inference::xnn {
 
 constexpr int kLanes = 16;
+// Widest output the lanes variant takes: at 32 and 64 channels (two or
+// more passes over the input) it measured no faster than the first.
+constexpr int kMaxLanesChannels = 24;
 
 bool StemConv::Supports(const StemConvShape& s) {
   return PointwiseConvAvailable() && s.channels >= 1 && s.channels <= 4 && s.out_channels >= 1 &&
@@ -25,11 +29,18 @@ bool StemConv::Supports(const StemConvShape& s) {
          s.in_h > 0 && s.in_w > 0;
 }
 
+bool StemConv::UsesLanes(const StemConvShape& s) {
+  const char* e = std::getenv("SLUICE_XNNPACK_STEM_LANES");
+  if (e && std::strcmp(e, "0") == 0) return false;
+  return s.out_channels % 8 == 0 && s.out_channels <= kMaxLanesChannels;  // 8, 16, 24
+}
+
 StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bias,
                    float out_min, float out_max)
     : s_(s), min_(out_min), max_(out_max) {
+  lanes_ = UsesLanes(s);
   blocks_ = (s.out_channels + kLanes - 1) / kLanes;
-  const int width = blocks_ * kLanes;
+  const int width = lanes_ ? s.out_channels : blocks_ * kLanes;
   const int taps = s.kernel_h * s.kernel_w * s.channels;
   packed_.assign(static_cast<size_t>(width) * (1 + taps), 0.0f);
   for (int o = 0; o < s.out_channels; ++o) {
@@ -41,11 +52,103 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
   padded_w_ = static_cast<size_t>((s.out_w - 1) * s.stride_w + s.kernel_w);
   padded_h_ = std::max(padded_h_, static_cast<size_t>(s.in_h + s.pad_top));
   padded_w_ = std::max(padded_w_, static_cast<size_t>(s.in_w + s.pad_left));
-  padded_.assign(padded_h_ * padded_w_ * s.channels, 0.0f);
+  if (lanes_) {
+    const size_t sw = static_cast<size_t>(s.stride_w);
+    const size_t full = (static_cast<size_t>(s.out_w) + kLanes - 1) / kLanes * kLanes;
+    plane_w_ = std::max((padded_w_ + sw - 1) / sw, full + (s.kernel_w - 1) / sw);
+    padded_.assign(s.channels * sw * padded_h_ * plane_w_, 0.0f);
+    // Input pixel e + j * stride of a block (e: the block's first pixel in
+    // the phase) is float (e + j * stride) * channels + ch of its 16 * stride
+    // pixels: register pair k supplies it when that is in [32k, 32k + 32).
+    split_idx_.assign(sw * s.channels * 4 * kLanes, 0);
+    split_mask_.assign(sw * s.channels * 4, 0);
+    for (int phase = 0; phase < s.stride_w; ++phase) {
+      const int e = ((phase - s.pad_left) % s.stride_w + s.stride_w) % s.stride_w;
+      for (int ch = 0; ch < s.channels; ++ch) {
+        const int at = (phase * s.channels + ch) * 4;
+        for (int j = 0; j < kLanes; ++j) {
+          const int f = (e + j * s.stride_w) * s.channels + ch;
+          split_idx_[(at + f / 32) * kLanes + j] = f % 32;
+          split_mask_[at + f / 32] |= static_cast<unsigned short>(1u << j);
+        }
+      }
+    }
+  } else {
+    padded_.assign(padded_h_ * padded_w_ * s.channels, 0.0f);
+  }
+}
+
+#if SLUICE_STEM_AVX512
+namespace {
+// Stage of the lanes variant: the whole blocks of 16 * stride input pixels
+// of one row (`idx`, `mask`: StemConv::split_idx_, split_mask_); returns the
+// pixels done.
+__attribute__((target("avx512f"))) int SplitBlocks(const StemConvShape& s, const int* idx,
+                                                   const unsigned short* mask, size_t phase_size,
+                                                   const float* src, float* dst) {
+  const int sw = s.stride_w, c = s.channels;
+  const int span = kLanes * sw, regs = (span * c + kLanes - 1) / kLanes;
+  __m512 v[8];
+  for (int r = 0; r < 8; ++r) v[r] = _mm512_setzero_ps();
+  int x = 0;
+  for (; x + span <= s.in_w; x += span) {
+    for (int r = 0; r < regs; ++r)
+      v[r] = _mm512_loadu_ps(src + static_cast<size_t>(x) * c + r * kLanes);
+    for (int phase = 0; phase < sw; ++phase) {
+      const int e = ((phase - s.pad_left) % sw + sw) % sw;
+      float* d = dst + phase * phase_size + (x + e + s.pad_left) / sw;
+      for (int ch = 0; ch < c; ++ch, d += sw * phase_size) {
+        const int at = (phase * c + ch) * 4;
+        __m512 out = _mm512_setzero_ps();
+        for (int k = 0; 2 * k < regs; ++k) {
+          const __m512i i = _mm512_loadu_si512(idx + (at + k) * kLanes);
+          out = _mm512_mask_mov_ps(out, mask[at + k],
+                                   _mm512_permutex2var_ps(v[2 * k], i, v[2 * k + 1]));
+        }
+        _mm512_storeu_ps(d, out);
+      }
+    }
+  }
+  return x;
+}
+}  // namespace
+#else
+namespace {
+int SplitBlocks(const StemConvShape&, const int*, const unsigned short*, size_t, const float*,
+                float*) {
+  return 0;
+}
+}  // namespace
+#endif
+
+void StemConv::SetHardSwish() { epilogue_ = 1; }
+
+void StemConv::SetPrelu(const float* slope) {
+  epilogue_ = 2;
+  slope_.assign(slope, slope + s_.out_channels);
 }
 
 void StemConv::Stage(const float* in, int row_begin, int row_end) const {
   const size_t c = static_cast<size_t>(s_.channels);
+  if (lanes_) {
+    // Column X of the padded row goes to phase X % stride, column X / stride:
+    // blocks of 16 * stride pixels by permutes, the rest one by one.
+    const int sw = s_.stride_w;
+    const size_t phase_size = padded_h_ * plane_w_;
+    for (int y = row_begin; y < row_end; ++y) {
+      const float* src = in + static_cast<size_t>(y) * s_.in_w * c;
+      float* dst = padded_.data() + static_cast<size_t>(y + s_.pad_top) * plane_w_;
+      const int done = SplitBlocks(s_, split_idx_.data(), split_mask_.data(), phase_size, src, dst);
+      for (int phase = 0; phase < sw; ++phase) {
+        int x = done + ((phase - s_.pad_left) % sw + sw) % sw;  // first x in this phase
+        float* d = dst + phase * phase_size + (x + s_.pad_left) / sw;
+        for (; x < s_.in_w; x += sw, ++d) {
+          for (size_t ch = 0; ch < c; ++ch) d[ch * sw * phase_size] = src[x * c + ch];
+        }
+      }
+    }
+    return;
+  }
   for (int y = row_begin; y < row_end; ++y) {
     std::memcpy(padded_.data() + ((y + s_.pad_top) * padded_w_ + s_.pad_left) * c,
                 in + static_cast<size_t>(y) * s_.in_w * c, s_.in_w * c * sizeof(float));
@@ -110,9 +213,158 @@ __attribute__((target("avx512f"))) void Rows(const StemConvShape& s, const float
   }
 }
 
+// The lanes variant. Four rows r[0..3] (channels) of 16 pixels to u[q] =
+// those 4 channels of pixels q, q + 4, q + 8, q + 12 (one per 128-bit lane).
+__attribute__((target("avx512f"))) inline void Quad(const __m512* r, __m512* u) {
+  const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
+  const __m512 t2 = _mm512_unpacklo_ps(r[2], r[3]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
+  const __m512d a0 = _mm512_castps_pd(t0), a1 = _mm512_castps_pd(t1);
+  const __m512d a2 = _mm512_castps_pd(t2), a3 = _mm512_castps_pd(t3);
+  u[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
+  u[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
+  u[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
+  u[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
+}
+
+// 16 channels x 16 pixels to NHWC: pixel p's 16 channels at o + p * stride,
+// the first `valid` pixels.
+__attribute__((target("avx512f"))) inline void Store16(const __m512* r, float* o, int stride,
+                                                       int valid) {
+  __m512 u[16], x[16];
+  for (int k = 0; k < 4; ++k) Quad(r + 4 * k, u + 4 * k);
+  for (int q = 0; q < 4; ++q) {
+    const __m512 v = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x44);
+    const __m512 v2 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xEE);
+    const __m512 w = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x44);
+    const __m512 w2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xEE);
+    x[q] = _mm512_shuffle_f32x4(v, w, 0x88);
+    x[q + 4] = _mm512_shuffle_f32x4(v, w, 0xDD);
+    x[q + 8] = _mm512_shuffle_f32x4(v2, w2, 0x88);
+    x[q + 12] = _mm512_shuffle_f32x4(v2, w2, 0xDD);
+  }
+  for (int p = 0; p < valid; ++p) _mm512_storeu_ps(o + static_cast<size_t>(p) * stride, x[p]);
+}
+
+// 8 channels x 16 pixels: x[j] holds pixels 2j' and 2j' + 1 (p below).
+__attribute__((target("avx512f"))) inline void Store8(const __m512* r, float* o, int stride,
+                                                      int valid) {
+  __m512 u[8], x[8];
+  int first[8];  // the first of the two pixels in x[j]
+  Quad(r, u);
+  Quad(r + 4, u + 4);
+  for (int q = 0; q < 4; q += 2) {
+    const __m512 v0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x44);  // pixels q, q + 4
+    const __m512 v1 = _mm512_shuffle_f32x4(u[q + 1], u[5 + q], 0x44);
+    const __m512 w0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xEE);  // pixels q + 8, q + 12
+    const __m512 w1 = _mm512_shuffle_f32x4(u[q + 1], u[5 + q], 0xEE);
+    const int j = q * 2;
+    x[j] = _mm512_shuffle_f32x4(v0, v1, 0x88), first[j] = q;
+    x[j + 1] = _mm512_shuffle_f32x4(v0, v1, 0xDD), first[j + 1] = q + 4;
+    x[j + 2] = _mm512_shuffle_f32x4(w0, w1, 0x88), first[j + 2] = q + 8;
+    x[j + 3] = _mm512_shuffle_f32x4(w0, w1, 0xDD), first[j + 3] = q + 12;
+  }
+  for (int j = 0; j < 8; ++j) {
+    const int p = first[j];
+    float* d = o + static_cast<size_t>(p) * stride;
+    if (stride == 8 && p + 1 < valid) {  // both pixels, adjacent
+      _mm512_storeu_ps(d, x[j]);
+      continue;
+    }
+    if (p < valid) _mm256_storeu_ps(d, _mm512_castps512_ps256(x[j]));
+    if (p + 1 < valid) {
+      _mm256_storeu_ps(d + stride,
+                       _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x[j]), 1)));
+    }
+  }
+}
+
+// The G output channels of 16 output pixels from (oy, ox).
+// `tap_offset[t]`: where tap t (row, column, input channel) of pixel (oy, 0)
+// reads, from plane row oy * stride. (Two or three 16-pixel blocks sharing
+// each weight broadcast, 8 channels at a time, measured no faster.)
+template <int G>
+__attribute__((target("avx512f"))) inline void LanePixels(const StemConvShape& s,
+                                                          const float* packed, const float* planes,
+                                                          size_t plane_w, int taps,
+                                                          const size_t* tap_offset, int oy, int ox,
+                                                          float lo_f, float hi_f, int epilogue,
+                                                          const float* slope, float* out) {
+  __m512 acc[G];
+  for (int g = 0; g < G; ++g) acc[g] = _mm512_set1_ps(packed[g]);
+  const float* w = packed + G;
+  const float* base = planes + static_cast<size_t>(oy) * s.stride_h * plane_w + ox;
+  for (int t = 0; t < taps; ++t, w += G) {
+    const __m512 x = _mm512_loadu_ps(base + tap_offset[t]);
+#pragma GCC unroll 24
+    for (int g = 0; g < G; ++g) acc[g] = _mm512_fmadd_ps(x, _mm512_set1_ps(w[g]), acc[g]);
+  }
+  // (The clamp bounds in registers only now: the loop above needs them all.)
+  const __m512 lo = _mm512_set1_ps(lo_f), hi = _mm512_set1_ps(hi_f);
+  for (int g = 0; g < G; ++g) acc[g] = _mm512_min_ps(_mm512_max_ps(acc[g], lo), hi);
+  if (epilogue == 1) {  // HARD_SWISH as XNNPACK's f32-vhswish avx512f kernel
+    const __m512 sixth = _mm512_set1_ps(0x1.555556p-3f), half = _mm512_set1_ps(0.5f);
+    const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+    for (int g = 0; g < G; ++g) {
+      __m512 v = _mm512_fmadd_ps(acc[g], sixth, half);
+      v = _mm512_max_ps(v, zero);
+      v = _mm512_min_ps(v, one);
+      acc[g] = _mm512_mul_ps(v, acc[g]);
+    }
+  } else if (epilogue == 2) {  // PRELU by the sign bit, as XNNPACK's (-0.0 included)
+    for (int g = 0; g < G; ++g) {
+      const __mmask16 neg =
+          _mm512_cmp_epi32_mask(_mm512_castps_si512(acc[g]), _mm512_setzero_si512(), _MM_CMPINT_LT);
+      acc[g] = _mm512_mask_mul_ps(acc[g], neg, acc[g], _mm512_set1_ps(slope[g]));
+    }
+  }
+  const int valid = std::min(kLanes, s.out_w - ox);
+  float* o = out + (static_cast<size_t>(oy) * s.out_w + ox) * G;
+  if (G >= 16) Store16(acc, o, G, valid);
+  if (G % 16 != 0) Store8(acc + G / 16 * 16, o + G / 16 * 16, G, valid);
+}
+
+__attribute__((target("avx512f"))) void LaneRows(const StemConvShape& s, const float* packed,
+                                                 const float* planes, size_t plane_w,
+                                                 size_t padded_h, float lo, float hi, int epilogue,
+                                                 const float* slope, float* out, int row_begin,
+                                                 int row_end) {
+  const size_t phase_size = padded_h * plane_w;
+  const size_t channel_size = phase_size * s.stride_w;
+  // Taps in the order of the sums: rows, columns, input channels.
+  size_t tap_offset[7 * 7 * 4];
+  int taps = 0;
+  for (int ky = 0; ky < s.kernel_h; ++ky) {
+    for (int kx = 0; kx < s.kernel_w; ++kx) {
+      for (int ch = 0; ch < s.channels; ++ch) {
+        tap_offset[taps++] =
+            ch * channel_size + (kx % s.stride_w) * phase_size + kx / s.stride_w + ky * plane_w;
+      }
+    }
+  }
+  const int oc = s.out_channels;
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    for (int ox = 0; ox < s.out_w; ox += kLanes) {
+      if (oc == 24) {
+        LanePixels<24>(s, packed, planes, plane_w, taps, tap_offset, oy, ox, lo, hi, epilogue,
+                       slope, out);
+      } else if (oc == 16) {
+        LanePixels<16>(s, packed, planes, plane_w, taps, tap_offset, oy, ox, lo, hi, epilogue,
+                       slope, out);
+      } else {
+        LanePixels<8>(s, packed, planes, plane_w, taps, tap_offset, oy, ox, lo, hi, epilogue, slope,
+                      out);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void StemConv::Compute(float* out, int row_begin, int row_end) const {
+  if (lanes_) {
+    return LaneRows(s_, packed_.data(), padded_.data(), plane_w_, padded_h_, min_, max_, epilogue_,
+                    slope_.data(), out, row_begin, row_end);
+  }
   switch (blocks_) {
     case 1: return Rows<1>(s_, packed_.data(), padded_.data(), padded_w_, min_, max_, out, row_begin, row_end);
     case 2: return Rows<2>(s_, packed_.data(), padded_.data(), padded_w_, min_, max_, out, row_begin, row_end);

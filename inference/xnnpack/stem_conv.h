@@ -8,6 +8,16 @@
 // operations in the same order as XNNPACK's IGEMM (bias first, taps row by
 // row, input channels inner, padding taps as 0 * w, then the clamp), so the
 // same bits.
+//
+// With 8, 16 or 24 output channels (wider measured no faster) a second
+// variant puts 16 output pixels of one row in the lanes of a register and
+// each output channel in its own accumulator: the input is staged as
+// per-channel planes split by column stride phase, so a tap's 16 inputs are
+// one load, followed by one FMA per output channel with the weight
+// broadcast from memory (few channels no longer leave lanes idle or cost a
+// broadcast per pixel); the accumulators are transposed back to NHWC in
+// registers. Same operations per output, so the same bits.
+// SLUICE_XNNPACK_STEM_LANES=0 keeps the first variant everywhere (for A/B).
 #ifndef SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 
@@ -28,22 +38,44 @@ class StemConv {
  public:
   // True when the kernel handles this shape on this CPU (AVX-512F).
   static bool Supports(const StemConvShape& s);
+  // True when the 16-pixel-lane variant runs this shape (reads the switch).
+  static bool UsesLanes(const StemConvShape& s);
   // `weights`: [OC, KH, KW, C] (TFLite OHWI); `bias`: OC floats or nullptr.
   StemConv(const StemConvShape& s, const float* weights, const float* bias, float out_min,
            float out_max);
   const StemConvShape& shape() const { return s_; }
+  bool lanes() const { return lanes_; }  // runs the 16-pixel-lane variant
   // Stage: input rows [begin, end) into the zero-bordered buffer. Compute:
   // output rows [begin, end) (after all of Stage). Not reentrant: one
   // buffer per kernel (a compiled model runs one Invoke at a time).
   void Stage(const float* in, int row_begin, int row_end) const;
   void Compute(float* out, int row_begin, int row_end) const;
+  // The activation op after the convolution, as its epilogue (the lanes
+  // variant only: call when UsesLanes), with XNNPACK 2022's arithmetic:
+  // HARD_SWISH, or PRELU with one slope per output channel.
+  void SetHardSwish();
+  void SetPrelu(const float* slope);
 
  private:
   StemConvShape s_;
   float min_, max_;
+  bool lanes_ = false;          // the 16-pixel-lane variant
+  int epilogue_ = 0;            // 0 none, 1 HARD_SWISH, 2 PRELU (slope_)
+  std::vector<float> slope_;
   int blocks_ = 0;              // 16-channel output blocks
-  std::vector<float> packed_;   // blocks_*16 biases, then per tap and channel blocks_*16 weights
+  // blocks_*16 biases, then per tap and channel blocks_*16 weights (lanes_:
+  // out_channels instead of blocks_*16).
+  std::vector<float> packed_;
   size_t padded_w_ = 0, padded_h_ = 0;
+  // lanes_: floats per plane row (columns of one stride phase, room for a
+  // full 16-pixel load past the last output).
+  size_t plane_w_ = 0;
+  // lanes_: the permutes that split 16 * stride input pixels by phase and
+  // channel (Stage): per phase, channel and register pair 16 indices and a
+  // mask of the lanes that pair supplies.
+  std::vector<int> split_idx_;
+  std::vector<unsigned short> split_mask_;
+  // Zero-bordered input: NHWC, or (lanes_) planes [channel][phase][row][column].
   mutable std::vector<float> padded_;
 };
 

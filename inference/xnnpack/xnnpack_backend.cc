@@ -120,8 +120,9 @@ struct OwnChain {
                     // input (resize_bilinear.h); in is then its input
   int mean = -1;  // a global AVERAGE_POOL_2D of the ADD `conv` (add_mean.h):
                   // in and residual are the ADD's inputs
+  int act = -1;  // a HARD_SWISH after a stem conv, its epilogue (stem_conv.h)
   int out = -1;  // the last op's output
-  int last() const { return prelu >= 0 ? prelu : add >= 0 ? add : conv; }
+  int last() const { return prelu >= 0 ? prelu : act >= 0 ? act : add >= 0 ? add : conv; }
 };
 
 // If the input of op `op_index` comes from a zero PAD of H and W only that no
@@ -870,14 +871,33 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       chains[c.last()] = c;
       continue;
     }
-    if (OwnStemConvShape(info, i, nullptr)) {  // absorbs its PAD only
+    StemConvShape stem;
+    if (OwnStemConvShape(info, i, &stem)) {  // absorbs its PAD
       const int p = info.producer(c.in);
       if (p >= 0 && graph.ops[p].type == ir::OpType::kPad) {
         c.in_pad = p;
         c.in = graph.ops[p].inputs[0];
         kind[p] = Kind::kOwn;
       }
-      chains[i] = c;
+      // ... and (its lanes variant) a HARD_SWISH or PRELU after it.
+      const int a = sole_consumer(c.out);
+      if (a >= 0 && kind[a] == Kind::kXnn && StemConv::UsesLanes(stem) &&
+          graph.ops[a].inputs[0] == c.out &&
+          graph.tensors[graph.ops[a].outputs[0]].shape == graph.tensors[c.out].shape) {
+        const ir::Op& act = graph.ops[a];
+        if (act.type == ir::OpType::kHardSwish) {
+          c.act = a;
+        } else if (act.type == ir::OpType::kPrelu && act.inputs.size() == 2 &&
+                   act.inputs[1] >= 0 && info.IsConstant(act.inputs[1]) &&
+                   ir::NumElements(graph.tensors[act.inputs[1]].shape) == stem.out_channels) {
+          c.prelu = a;
+        }
+        if (c.last() == a) {
+          c.out = act.outputs[0];
+          kind[a] = Kind::kOwn;
+        }
+      }
+      chains[c.last()] = c;
       continue;
     }
     if (OwnNarrowConvShape(info, i, nullptr) || OwnUpsampleConvShape(info, i, nullptr)) {
@@ -1201,6 +1221,24 @@ absl::StatusOr<ConvConstants> LoadConvConstants(const GraphInfo& info, const ir:
   return c;
 }
 
+// The activation a staged kernel absorbed (OwnChain::act, prelu; stem only).
+absl::Status SetEpilogue(const GraphInfo&, const OwnChain&, NarrowConv*) {
+  return absl::OkStatus();
+}
+absl::Status SetEpilogue(const GraphInfo& info, const OwnChain& c, StemConv* conv) {
+  if ((c.act >= 0 || c.prelu >= 0) && !conv->lanes()) {
+    return absl::InternalError(
+        absl::StrCat(info.graph().OpLabel(c.conv), ": activation absorbed without the lanes kernel"));
+  }
+  if (c.act >= 0) conv->SetHardSwish();
+  if (c.prelu >= 0) {
+    ASSIGN_OR_RETURN(std::vector<float> slope,
+                     info.ConstantAsFloat(info.graph().ops[c.prelu].inputs[1]));
+    conv->SetPrelu(slope.data());
+  }
+  return absl::OkStatus();
+}
+
 template <typename Conv, typename Shape>
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphInfo& info,
                                                                     const OwnChain& c,
@@ -1210,8 +1248,8 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
   ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
   float lo, hi;
   ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
-  auto conv =
-      std::make_shared<const Conv>(shape, consts.weights.data(), consts.bias_or_null(), lo, hi);
+  auto conv = std::make_shared<Conv>(shape, consts.weights.data(), consts.bias_or_null(), lo, hi);
+  RETURN_IF_ERROR(SetEpilogue(info, c, conv.get()));
   auto task = std::make_shared<StagedTask<Conv>>(
       StagedTask<Conv>{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
                        static_cast<float*>(TensorAddress(c.out))});

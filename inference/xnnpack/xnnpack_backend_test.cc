@@ -13,6 +13,7 @@
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/upsample_conv.h"
 #include "util/scoped_env.h"
 
@@ -310,9 +311,13 @@ TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
 }
 
 // Few input channels (stem_conv.h): the models' first layers (3x3 / 5x5,
-// stride 2, RGB in) and the other shapes the kernel takes: 1 to 4 channel
-// blocks out (24, 32, 40, 64 channels), stride 1, odd sizes (pixel tails),
-// VALID and SAME, with and without bias.
+// stride 2, RGB in) and the other shapes the kernel takes: 5 to 64 channels
+// out (the lanes variant takes 8, 16 and 24), stride 1 and 2, widths below 16,
+// odd and not a multiple of 16 (masked pixel tails), VALID and SAME, with and
+// without bias, 1 to 3 threads. Both variants (SLUICE_XNNPACK_STEM_LANES)
+// against the reference and bit for bit against each other, through the
+// backend and, so a matcher that stopped picking the kernel could not hide a
+// broken kernel, the kernel alone.
 TEST(XnnpackBackendTest, StemConvolutionsMatchReference) {
   struct Case {
     int h, w, c, oc, k, stride;
@@ -327,7 +332,22 @@ TEST(XnnpackBackendTest, StemConvolutionsMatchReference) {
         Case{20, 19, 3, 32, 5, 2, ir::Padding::kValid, ir::Activation::kNone, true},
         Case{11, 13, 4, 40, 3, 1, ir::Padding::kSame, ir::Activation::kRelu, false},
         Case{9, 10, 1, 64, 3, 2, ir::Padding::kSame, ir::Activation::kNone, true},
-        Case{8, 7, 2, 5, 2, 1, ir::Padding::kValid, ir::Activation::kNone, true}}) {
+        Case{8, 7, 2, 5, 2, 1, ir::Padding::kValid, ir::Activation::kNone, true},
+        Case{16, 32, 3, 16, 3, 2, ir::Padding::kSame, ir::Activation::kNone, true},
+        Case{12, 67, 3, 8, 3, 2, ir::Padding::kSame, ir::Activation::kRelu6, true},
+        Case{7, 37, 3, 16, 3, 1, ir::Padding::kSame, ir::Activation::kRelu, true},
+        Case{10, 5, 3, 24, 3, 2, ir::Padding::kValid, ir::Activation::kNone, false},
+        Case{13, 45, 3, 32, 5, 2, ir::Padding::kSame, ir::Activation::kNone, true},
+        Case{6, 21, 2, 40, 5, 1, ir::Padding::kValid, ir::Activation::kRelu6, true},
+        Case{9, 33, 3, 64, 3, 2, ir::Padding::kSame, ir::Activation::kRelu, true},
+        Case{5, 18, 4, 8, 5, 1, ir::Padding::kSame, ir::Activation::kNone, true},
+        Case{21, 39, 3, 24, 5, 2, ir::Padding::kValid, ir::Activation::kRelu6, true},
+        Case{14, 50, 3, 16, 5, 2, ir::Padding::kSame, ir::Activation::kNone, false},
+        Case{9, 40, 1, 16, 5, 1, ir::Padding::kSame, ir::Activation::kRelu, true},
+        Case{9, 11, 3, 8, 3, 1, ir::Padding::kValid, ir::Activation::kNone, true},
+        Case{4, 3, 2, 24, 3, 2, ir::Padding::kSame, ir::Activation::kNone, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " -> " << k.oc << " k"
+                                      << k.k << " s" << k.stride);
     GraphBuilder b("stem");
     const int x = b.Input({1, k.h, k.w, k.c});
     const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
@@ -338,16 +358,92 @@ TEST(XnnpackBackendTest, StemConvolutionsMatchReference) {
     o.stride_h = o.stride_w = k.stride;
     o.activation = k.act;
     const int n = k.oc * k.k * k.k * k.c;
+    const std::vector<float> w = testing::RandomFloats(n, -1, 1, 51);
+    const std::vector<float> bias = testing::RandomFloats(k.oc, -1, 1, 52);
     b.Op(OpType::kConv2D,
-         {x, b.Const({k.oc, k.k, k.k, k.c}, testing::RandomFloats(n, -1, 1, 51)),
-          k.bias ? b.Const({k.oc}, testing::RandomFloats(k.oc, -1, 1, 52)) : -1},
-         {y}, o);
+         {x, b.Const({k.oc, k.k, k.k, k.c}, w), k.bias ? b.Const({k.oc}, bias) : -1}, {y}, o);
     b.Output(y);
     const ir::Graph g = b.Build();
     const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 53);
     const std::vector<float> want = RunOn(*ref, g, {in});
-    ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
-    ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+    StemConvShape shape;
+    shape.in_h = k.h, shape.in_w = k.w, shape.channels = k.c;
+    shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = k.oc;
+    shape.kernel_h = shape.kernel_w = k.k;
+    shape.stride_h = shape.stride_w = k.stride;
+    shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+    float lo, hi;
+    ir::ActivationRange(k.act, &lo, &hi);
+    std::vector<std::vector<float>> got_by_variant;
+    for (const char* lanes : {"1", "0"}) {
+      SCOPED_TRACE(::testing::Message() << "SLUICE_XNNPACK_STEM_LANES=" << lanes);
+      const ScopedEnv env("SLUICE_XNNPACK_STEM_LANES", lanes);
+      std::vector<float> got;
+      for (int threads = 1; threads <= 3; ++threads) {
+        got = RunOn(*xnn, g, {in}, threads);
+        ExpectNear(got, want, 1e-5f);
+        if (!got_by_variant.empty()) EXPECT_EQ(got, got_by_variant[0]) << threads << " threads";
+      }
+      got_by_variant.push_back(got);
+      if (!StemConv::Supports(shape)) continue;
+      EXPECT_EQ(StemConv::UsesLanes(shape), lanes[0] == '1' && k.oc % 8 == 0 && k.oc <= 24);
+      const StemConv conv(shape, w.data(), k.bias ? bias.data() : nullptr, lo, hi);
+      std::vector<float> alone(want.size(), -7.0f);
+      conv.Stage(in.data(), 0, k.h / 2);  // in parts, as threads split rows
+      conv.Stage(in.data(), k.h / 2, k.h);
+      conv.Compute(alone.data(), 0, ph.out / 2);
+      conv.Compute(alone.data(), ph.out / 2, ph.out);
+      EXPECT_EQ(alone, got);
+    }
+  }
+}
+
+// A stem convolution's HARD_SWISH or PRELU after it (the selfie and face
+// models), absorbed by the lanes variant as its epilogue: against the
+// reference and bit for bit against the unfused ops
+// (SLUICE_XNNPACK_STEM_LANES=0), also when the convolution's output is a graph
+// output too (nothing absorbed).
+TEST(XnnpackBackendTest, StemConvolutionActivationsMatch) {
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const OpType act : {OpType::kHardSwish, OpType::kPrelu}) {
+    for (const int oc : {8, 16, 24}) {
+      for (const bool conv_out : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << (act == OpType::kPrelu ? "PRELU " : "HARD_SWISH ")
+                                          << oc << " channels" << (conv_out ? ", conv out" : ""));
+        GraphBuilder b("stem_act");
+        const int x = b.Input({1, 19, 37, 3});
+        const int y = b.Tensor({1, 10, 19, oc});
+        ir::Conv2DOptions o;
+        o.padding = ir::Padding::kSame;
+        o.stride_h = o.stride_w = 2;
+        b.Op(OpType::kConv2D,
+             {x, b.Const({oc, 3, 3, 3}, testing::RandomFloats(oc * 27, -1, 1, 71)),
+              b.Const({oc}, testing::RandomFloats(oc, -1, 1, 72))},
+             {y}, o);
+        const int z = b.Tensor({1, 10, 19, oc});
+        if (act == OpType::kPrelu) {
+          b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 73))}, {z});
+        } else {
+          b.Op(OpType::kHardSwish, {y}, {z});
+        }
+        b.Output(z);
+        if (conv_out) b.Output(y);
+        const ir::Graph g = b.Build();
+        const std::vector<float> in = testing::RandomFloats(19 * 37 * 3, -2, 2, 74);
+        const std::vector<float> want = RunOn(*ref, g, {in});
+        for (int threads = 1; threads <= 2; ++threads) {
+          std::vector<float> unfused;
+          {
+            const ScopedEnv env("SLUICE_XNNPACK_STEM_LANES", "0");
+            unfused = RunOn(*xnn, g, {in}, threads);
+          }
+          const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+          ExpectNear(got, want, 1e-5f);
+          EXPECT_EQ(got, unfused) << threads << " threads";
+        }
+      }
+    }
   }
 }
 
