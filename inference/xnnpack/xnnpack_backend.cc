@@ -28,6 +28,7 @@
 #include "inference/xnnpack/resize_bilinear.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/stream_conv.h"
+#include "inference/xnnpack/transform_bilinear.h"
 #include "inference/xnnpack/translate.h"
 #include "inference/xnnpack/upsample_conv.h"
 #include "inference/xnnpack/work_pool.h"
@@ -121,6 +122,8 @@ struct OwnChain {
   int mean = -1;  // a global AVERAGE_POOL_2D of the ADD `conv` (add_mean.h):
                   // in and residual are the ADD's inputs
   int act = -1;  // a HARD_SWISH after a stem conv, its epilogue (stem_conv.h)
+  int matrix = -1;  // with conv a TransformTensorBilinear: its matrix input
+                    // (transform_bilinear.h)
   int out = -1;  // the last op's output
   int last() const { return prelu >= 0 ? prelu : act >= 0 ? act : add >= 0 ? add : conv; }
 };
@@ -460,6 +463,39 @@ bool OwnResizeShape(const GraphInfo& info, int resize, ResizeShape* shape) {
   s.channels = x.shape[3];
   s.align_corners = o.align_corners, s.half_pixel_centers = o.half_pixel_centers;
   if (!ResizeBilinear::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
+// MediaPipe's TransformTensorBilinear (op `op_index`) on a non-constant
+// batch-1 float map, the shape transform_bilinear.h takes; the reference
+// kernel's checks (reference::PrepareKernel) are left to it otherwise.
+// SLUICE_XNNPACK_TTB=0 (or SLUICE_XNNPACK_OWN_GEMM=0) keeps the reference
+// island (for A/B).
+bool OwnTransformBilinearShape(const GraphInfo& info, int op_index,
+                               TransformBilinearShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kTransformTensorBilinear || op.inputs.size() != 2 ||
+      op.outputs.size() != 1 || op.inputs[0] < 0 || op.inputs[1] < 0 ||
+      info.IsConstant(op.inputs[0]) || !OwnGemmEnabled() ||
+      !KernelSwitchOn("SLUICE_XNNPACK_TTB")) {
+    return false;
+  }
+  const ir::Tensor& x = g.tensors[op.inputs[0]];
+  const ir::Tensor& m = g.tensors[op.inputs[1]];
+  const ir::Tensor& y = g.tensors[op.outputs[0]];
+  const auto& o = op.opts<ir::TransformTensorBilinearOptions>();
+  if (x.dtype != ir::DType::kFloat32 || m.dtype != ir::DType::kFloat32 ||
+      y.dtype != ir::DType::kFloat32 || x.shape.size() != 4 || y.shape.size() != 4 ||
+      ir::NumElements(m.shape) != 16 || x.shape[0] != 1 || y.shape[0] != 1 ||
+      x.shape[3] != y.shape[3] || y.shape[1] != o.output_height || y.shape[2] != o.output_width) {
+    return false;
+  }
+  TransformBilinearShape s;
+  s.in_h = x.shape[1], s.in_w = x.shape[2], s.out_h = y.shape[1], s.out_w = y.shape[2];
+  s.channels = x.shape[3];
+  if (!TransformBilinear::Supports(s)) return false;
   if (shape) *shape = s;
   return true;
 }
@@ -994,6 +1030,20 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // MediaPipe's TransformTensorBilinear (no XNNPACK node: an island else)
+  // on our kernel (transform_bilinear.h).
+  for (int i = 0; i < num_ops; ++i) {
+    if (kind[i] != Kind::kIsland || !OwnTransformBilinearShape(info, i, nullptr)) continue;
+    OwnChain c;
+    c.conv = i;
+    c.in = graph.ops[i].inputs[0];
+    c.matrix = graph.ops[i].inputs[1];
+    c.out = graph.ops[i].outputs[0];
+    kind[i] = Kind::kOwn;
+    placement_[i] = kName;
+    chains[i] = c;
+  }
+
   // Streamed pairs (stream_conv.h), SLUICE_XNNPACK_STREAM=0 for the per-op
   // kernels: a plain 1x1 whose output only a depthwise reads (through a PAD
   // it absorbs, or not) runs inside that depthwise's chain; then a depthwise
@@ -1108,6 +1158,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (c.residual >= 0) skeleton.ops[at].inputs.push_back(c.residual);
     if (c.gate >= 0) skeleton.ops[at].inputs.push_back(c.gate);
     if (c.gate_b >= 0) skeleton.ops[at].inputs.push_back(c.gate_b);
+    if (c.matrix >= 0) skeleton.ops[at].inputs.push_back(c.matrix);
     skeleton.ops[at].inputs.push_back(c.out);
   }
   const MemoryPlan plan = PlanMemory(skeleton);
@@ -1136,6 +1187,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     need_buffer(c.residual);
     need_buffer(c.gate);
     need_buffer(c.gate_b);
+    need_buffer(c.matrix);
     need_buffer(c.out);
   }
   for (const auto& seg : segments) {
@@ -1381,6 +1433,13 @@ struct AddMeanGroups {
     kernel.Run(a, b, out, group_begin, group_end);
   }
 };
+struct TransformRows {
+  TransformBilinear kernel;
+  const float* matrix;
+  void Run(const float* in, float* out, int row_begin, int row_end) const {
+    kernel.Run(in, matrix, out, row_begin, row_end);
+  }
+};
 struct GatedAddRows {
   GatedAdd kernel;
   const float* gate;
@@ -1395,6 +1454,19 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[c.conv];
   pthreadpool_t pool = pool_;
+  if (c.matrix >= 0) {
+    TransformBilinearShape shape;
+    if (!OwnTransformBilinearShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    const ir::Tensor& m = g.tensors[c.matrix];
+    const auto* matrix = m.is_constant ? reinterpret_cast<const float*>(m.data.data())
+                                       : static_cast<const float*>(TensorAddress(c.matrix));
+    if (!matrix) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    return PrepareRowKernel(
+        g, c, std::make_shared<const TransformRows>(TransformRows{TransformBilinear(shape), matrix}),
+        shape.out_h);
+  }
   if (c.expand >= 0) {
     OwnChain e;
     e.conv = c.expand;

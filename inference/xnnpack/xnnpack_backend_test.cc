@@ -1,5 +1,6 @@
 #include "inference/xnnpack/xnnpack_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -976,6 +977,139 @@ TEST(XnnpackBackendTest, FusedKernelsAreBitExactWithTheSwitchOff) {
       unsetenv("SLUICE_XNNPACK_FUSE_ADD");
       ASSERT_EQ(fused.size(), unfused.size());
       EXPECT_EQ(std::memcmp(fused.data(), unfused.data(), fused.size() * sizeof(float)), 0);
+    }
+  }
+}
+
+// MediaPipe's TransformTensorBilinear on our kernel (transform_bilinear.h)
+// against the reference kernel: C = 1, 16, 32, 40; 16x16 and odd output
+// sizes; maps from 1x1 up; random rotations and scales whose samples fall
+// partly outside the map, the identity (samples exactly on the last row and
+// column) and a whole-pixel shift past the edge; the matrix a graph input
+// or a constant. Same float operations in the same order: same bits.
+struct TransformCase {
+  int h, w, c, oh, ow;
+  int matrix;  // 0: identity, 1: shift by 3 pixels, else a random seed
+  bool constant_matrix = false;
+};
+std::vector<float> TransformMatrix(const TransformCase& k) {
+  if (k.matrix == 0 || k.matrix == 1) {
+    const float t = k.matrix == 1 ? 3.0f : 0.0f;
+    return {1, 0, 0, t, 0, 1, 0, t, 0, 0, 1, 0, 0, 0, 0, 1};
+  }
+  // Rotation, scale and centre: about a quarter of the samples outside.
+  const std::vector<float> r = testing::RandomFloats(4, 0, 1, k.matrix);
+  const float theta = r[0] * 6.2831853f;
+  const float scale = (0.3f + 1.2f * r[1]) * std::max(k.h, k.w) / std::max(k.oh, k.ow);
+  const float cx = (-0.25f + 1.5f * r[2]) * k.w, cy = (-0.25f + 1.5f * r[3]) * k.h;
+  const float a = scale * std::cos(theta), b = -scale * std::sin(theta);
+  const float c = scale * std::sin(theta), d = scale * std::cos(theta);
+  return {a, b, 0, cx - (a * k.ow + b * k.oh) / 2, c, d, 0, cy - (c * k.ow + d * k.oh) / 2,
+          0, 0, 1, 0, 0, 0, 0, 1};
+}
+// x -> TRANSFORM_TENSOR_BILINEAR(x, m) -> y; with `conv_around` x comes from
+// a 1x1 conv and y goes into an ADD (the kernel between XNNPACK segments and
+// our other kernels).
+ir::Graph TransformGraph(const TransformCase& k, bool conv_around = false) {
+  GraphBuilder b("transform_bilinear");
+  int x = b.Input({1, k.h, k.w, k.c});
+  const int m = k.constant_matrix ? b.Const({1, 4, 4}, TransformMatrix(k)) : b.Input({1, 4, 4});
+  if (conv_around) {
+    const int t = b.Tensor({1, k.h, k.w, k.c});
+    b.Op(OpType::kConv2D,
+         {x, b.Const({k.c, 1, 1, k.c}, testing::RandomFloats(k.c * k.c, -1, 1, 121)), -1}, {t},
+         ir::Conv2DOptions{});
+    x = t;
+  }
+  int y = b.Tensor({1, k.oh, k.ow, k.c});
+  b.Op(OpType::kTransformTensorBilinear, {x, m}, {y},
+       ir::TransformTensorBilinearOptions{k.oh, k.ow});
+  if (conv_around) {
+    const int s = b.Tensor({1, k.oh, k.ow, k.c});
+    b.Op(OpType::kAdd, {y, y}, {s}, ir::BinaryOptions{});
+    y = s;
+  }
+  b.Output(y);
+  return b.Build();
+}
+std::vector<std::vector<float>> TransformInputs(const TransformCase& k) {
+  std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * k.c, -1, 1, 131)};
+  if (!k.constant_matrix) in.push_back(TransformMatrix(k));
+  return in;
+}
+
+const std::vector<TransformCase>& TransformCases() {
+  static const std::vector<TransformCase> cases = {
+      {16, 16, 32, 16, 16, 7},  {16, 16, 32, 16, 16, 8},       {24, 20, 32, 16, 16, 9},
+      {16, 16, 32, 16, 16, 0},  {16, 16, 32, 16, 16, 1},       {9, 13, 1, 5, 7, 10},
+      {9, 13, 16, 5, 7, 11},    {13, 9, 40, 7, 5, 12},         {9, 13, 40, 9, 13, 0},
+      {7, 5, 16, 7, 5, 1},      {1, 1, 16, 3, 2, 13},          {1, 1, 32, 1, 1, 0},
+      {12, 17, 40, 3, 17, 14},  {16, 16, 32, 16, 16, 15, true}, {9, 13, 1, 9, 13, 0, true},
+  };
+  return cases;
+}
+
+TEST(XnnpackBackendTest, TransformTensorBilinearMatchesReferenceBitForBit) {
+  if (std::getenv("SLUICE_XNNPACK_TTB")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  int outside = 0, samples = 0;
+  for (const TransformCase& k : TransformCases()) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " -> " << k.oh << "x"
+                                      << k.ow << " matrix " << k.matrix);
+    const ir::Graph g = TransformGraph(k);
+    const std::vector<std::vector<float>> in = TransformInputs(k);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      std::vector<std::string> placement;
+      const std::vector<float> got = RunOn(*xnn, g, in, threads, &placement);
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+          << "threads " << threads;
+      if (PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM")) {
+        EXPECT_EQ(placement, std::vector<std::string>{"xnnpack"});
+      }
+    }
+    for (int p = 0; p < k.oh * k.ow; ++p) {
+      bool zero = true;
+      for (int ch = 0; ch < k.c; ++ch) zero &= want[p * k.c + ch] == 0.0f;
+      outside += zero;
+      ++samples;
+    }
+  }
+  // The cases do sample outside the map, and mostly inside.
+  EXPECT_GT(outside, samples / 20);
+  EXPECT_LT(outside, samples / 2);
+}
+
+// Between other kernels, and SLUICE_XNNPACK_TTB=0 (the reference island):
+// same bits, on 1 and 2 threads.
+TEST(XnnpackBackendTest, TransformTensorBilinearIsBitExactWithTheSwitchOff) {
+  if (std::getenv("SLUICE_XNNPACK_TTB")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const TransformCase& k :
+       {TransformCase{16, 16, 32, 16, 16, 7}, TransformCase{9, 13, 40, 5, 7, 11},
+        TransformCase{16, 16, 32, 16, 16, 1, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c);
+    const ir::Graph g = TransformGraph(k, /*conv_around=*/true);
+    const std::vector<std::vector<float>> in = TransformInputs(k);
+    for (int threads : {1, 2}) {
+      std::vector<std::string> on_placement, off_placement;
+      const std::vector<float> on = RunOn(*xnn, g, in, threads, &on_placement);
+      std::vector<float> off;
+      {
+        ScopedEnv env("SLUICE_XNNPACK_TTB", "0");
+        off = RunOn(*xnn, g, in, threads, &off_placement);
+      }
+      ASSERT_EQ(on.size(), off.size());
+      EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size() * sizeof(float)), 0);
+      ExpectNear(on, RunOn(*ref, g, in), 1e-5f);
+      ASSERT_EQ(off_placement.size(), 3u);
+      EXPECT_EQ(off_placement[1], "reference");
+      if (PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM")) {
+        EXPECT_EQ(on_placement[1], "xnnpack");
+      }
     }
   }
 }
