@@ -105,6 +105,76 @@ __attribute__((target("avx512f"))) void Tile(size_t mr, size_t k, const float* a
     }
   }
 }
+
+// The narrow tile (N <= 8): kPairs pairs of rows, register lane 2c + p =
+// channel c of the pair's row p. `w` = 16 biases then K rows of 16 weights
+// (each channel's weight twice). The tile's inputs are first copied to
+// `buf` with each pair's two rows interleaved, so that one 64-bit broadcast
+// gives a pair its two inputs of channel i. Rows past `mr` alias the last
+// real row, as in Tile.
+constexpr int kNarrowMaxK = 128;  // buf: 2 * kNarrowMaxK floats per pair
+template <int kPairs>
+__attribute__((target("avx512f"))) void NarrowTile(size_t mr, size_t k, const float* a,
+                                                   size_t a_stride, const float* w, float* c,
+                                                   size_t n, const Epilogue& e, float* buf) {
+  // Interleave: (x0 y0 x1 y1 ...) from rows x, y, 16 input channels at a time.
+  const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const __m512i hi_idx =
+      _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+  for (int p = 0; p < kPairs; ++p) {
+    const float* x = a + std::min<size_t>(2 * p, mr - 1) * a_stride;
+    const float* y = a + std::min<size_t>(2 * p + 1, mr - 1) * a_stride;
+    float* d = buf + p * (2 * kNarrowMaxK);
+    for (size_t i = 0; i < k; i += 16) {
+      const size_t left = k - i;
+      const __mmask16 m = left >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << left) - 1);
+      const __m512 xv = _mm512_maskz_loadu_ps(m, x + i), yv = _mm512_maskz_loadu_ps(m, y + i);
+      _mm512_store_ps(d + 2 * i, _mm512_permutex2var_ps(xv, lo_idx, yv));
+      if (left > 8) _mm512_store_ps(d + 2 * i + 16, _mm512_permutex2var_ps(xv, hi_idx, yv));
+    }
+  }
+  __m512 acc[kPairs];
+  {
+    const __m512 b = _mm512_load_ps(w);
+#pragma GCC unroll 16
+    for (int p = 0; p < kPairs; ++p) acc[p] = b;
+  }
+  w += 16;
+  for (size_t i = 0; i < k; ++i) {
+    const __m512 wv = _mm512_load_ps(w + 16 * i);
+#pragma GCC unroll 16
+    for (int p = 0; p < kPairs; ++p) {
+      const double* pair = reinterpret_cast<const double*>(buf + p * (2 * kNarrowMaxK) + 2 * i);
+      const __m512 b = _mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_load_sd(pair)));
+      acc[p] = _mm512_fmadd_ps(b, wv, acc[p]);
+    }
+  }
+  // Lanes to [row 0's 8 channels | row 1's 8 channels].
+  const __m512i split = _mm512_set_epi32(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512 lo = _mm512_set1_ps(e.min), hi = _mm512_set1_ps(e.max);
+  const __m512 alo = _mm512_set1_ps(e.add_min), ahi = _mm512_set1_ps(e.add_max);
+  const __mmask16 store_mask = e.residual_mask[1];  // n channels (see RunNarrow)
+  const __m512 slope = e.slope ? _mm512_load_ps(e.slope) : _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (int p = kPairs - 1; p >= 0; --p) {
+    const size_t r0 = std::min<size_t>(2 * p, mr - 1), r1 = std::min<size_t>(2 * p + 1, mr - 1);
+    __m512 v = _mm512_permutexvar_ps(split, acc[p]);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    if (e.residual) {
+      const __m512 x = _mm512_maskz_loadu_ps(e.residual_mask[0], e.residual + r0 * e.residual_stride);
+      const __m512 y = _mm512_maskz_loadu_ps(e.residual_mask[0], e.residual + r1 * e.residual_stride);
+      v = _mm512_add_ps(v, _mm512_shuffle_f32x4(x, y, 0x44));  // [x 0..7 | y 0..7]
+      v = _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
+    }
+    if (e.slope) {
+      const __mmask16 neg =
+          _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+      v = _mm512_mask_mul_ps(v, neg, v, slope);
+    }
+    _mm512_mask_storeu_ps(c + r1 * n, store_mask, _mm512_shuffle_f32x4(v, v, 0xEE));
+    _mm512_mask_storeu_ps(c + r0 * n, store_mask, v);
+  }
+}
 #endif
 
 }  // namespace
@@ -134,6 +204,20 @@ PointwiseConv::PointwiseConv(int k, int n, const float* weights, const float* bi
       for (int i = 0; i < k; ++i) dst[kNr * (i + 1) + j] = weights[o * k + i];
     }
   }
+#if SLUICE_POINTWISE_AVX512
+  const char* e = std::getenv("SLUICE_XNNPACK_PW_NARROW");
+  narrow_ = n <= 8 && k <= kNarrowMaxK && !(e && std::strcmp(e, "0") == 0);
+  if (narrow_) {
+    narrow_storage_.assign(16 * (static_cast<size_t>(k) + 1) + 16, 0.0f);
+    narrow_packed_ = Align64(narrow_storage_);
+    for (int o = 0; o < n; ++o) {
+      for (int p = 0; p < 2; ++p) {
+        narrow_packed_[2 * o + p] = bias ? bias[o] : 0.0f;
+        for (int i = 0; i < k; ++i) narrow_packed_[16 * (i + 1) + 2 * o + p] = weights[o * k + i];
+      }
+    }
+  }
+#endif
 }
 
 void PointwiseConv::SetResidualAdd(float add_min, float add_max, int residual_channels) {
@@ -148,6 +232,9 @@ void PointwiseConv::SetPrelu(const float* slope) {
   slope_storage_.assign(padded + 16, 0.0f);
   slope_ = Align64(slope_storage_);
   std::memcpy(slope_, slope, static_cast<size_t>(n_) * sizeof(float));
+  // The narrow tile's [row 0 | row 1] slopes (lanes past N of block 0 are
+  // never stored by the wide tile).
+  if (n_ <= 8) std::memcpy(slope_ + 8, slope, static_cast<size_t>(n_) * sizeof(float));
   has_prelu_ = true;
 }
 
@@ -164,6 +251,10 @@ bool PointwiseConv::BlocksOuter() const {
 void PointwiseConv::Run(const float* in, const float* residual, float* out, size_t row_begin,
                         size_t row_end, size_t block_begin, size_t block_end) const {
 #if SLUICE_POINTWISE_AVX512
+  if (narrow_) {
+    if (block_begin == 0 && block_end > 0) RunNarrow(in, residual, out, row_begin, row_end);
+    return;
+  }
   const size_t blocks = std::min(block_end, (static_cast<size_t>(n_) + kNr - 1) / kNr);
   const size_t block_floats = static_cast<size_t>(kNr) * (k_ + 1);
   Epilogue e;
@@ -213,6 +304,35 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
 #else
   (void)in, (void)residual, (void)out, (void)row_begin, (void)row_end, (void)block_begin,
       (void)block_end;
+#endif
+}
+
+void PointwiseConv::RunNarrow(const float* in, const float* residual, float* out,
+                              size_t row_begin, size_t row_end) const {
+#if SLUICE_POINTWISE_AVX512
+  constexpr int kBig = 14, kSmall = 4;  // pairs: 28-row tiles, then 8-row ones
+  alignas(64) float buf[kBig * 2 * kNarrowMaxK];
+  Epilogue e;
+  e.min = min_, e.max = max_;
+  e.add_min = add_min_, e.add_max = add_max_;
+  e.residual_stride = residual_channels_;
+  e.residual_mask[0] = static_cast<__mmask16>((1u << residual_channels_) - 1);
+  e.residual_mask[1] = static_cast<__mmask16>((1u << n_) - 1);  // the stores
+  e.slope = has_prelu_ ? slope_ : nullptr;
+  for (size_t r = row_begin; r < row_end;) {
+    const size_t left = row_end - r;
+    e.residual = has_residual_ ? residual + r * residual_channels_ : nullptr;
+    if (left >= 2 * kBig) {
+      NarrowTile<kBig>(2 * kBig, k_, in + r * k_, k_, narrow_packed_, out + r * n_, n_, e, buf);
+      r += 2 * kBig;
+    } else {
+      const size_t mr = std::min<size_t>(2 * kSmall, left);
+      NarrowTile<kSmall>(mr, k_, in + r * k_, k_, narrow_packed_, out + r * n_, n_, e, buf);
+      r += mr;
+    }
+  }
+#else
+  (void)in, (void)residual, (void)out, (void)row_begin, (void)row_end;
 #endif
 }
 

@@ -12,6 +12,13 @@
 // PRELU), so results are the same bits as the unfused XNNPACK nodes.
 // Selected at run time on CPUs with AVX-512F; elsewhere the ops stay with
 // XNNPACK (PointwiseConvAvailable() is false).
+//
+// N <= 8 output channels (pose_landmark's 24 -> 8 layers): a 32-channel
+// block would leave 24 of 32 lanes idle, so a "narrow" tile puts two rows in
+// each register (lane 2c + p: channel c of row p), 14 accumulators = 28 rows,
+// from a copy of the tile's inputs with the two rows interleaved (one 64-bit
+// broadcast per pair per input channel). Same float operations, same order.
+// SLUICE_XNNPACK_PW_NARROW=0 (read at construction) keeps the 7x16 tile.
 #ifndef SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
 
@@ -64,6 +71,13 @@ class PointwiseConv {
                              // 32 biases then K rows of 32 weights (zero-padded)
   std::vector<float> slope_storage_;
   float* slope_ = nullptr;  // 64-byte aligned, padded to whole blocks
+  // The narrow tile (N <= 8): 16 biases then K rows of 16 weights, lane
+  // 2c + p = channel c (zero past N); slopes likewise as [8 | same 8].
+  bool narrow_ = false;
+  std::vector<float> narrow_storage_;
+  float* narrow_packed_ = nullptr;
+  void RunNarrow(const float* in, const float* residual, float* out, size_t row_begin,
+                 size_t row_end) const;
 };
 
 }  // namespace sluice::inference::xnn

@@ -203,6 +203,100 @@ TEST(XnnpackBackendTest, FusedPointwiseChainsMatchReference) {
   }
 }
 
+// A CONV 1x1 K -> N on an h x w image; `variant` 0: alone (RELU6); 1: + ADD
+// of a residual input (RELU); 2: + ADD of a residual with fewer channels
+// zero-padded by a PAD, then PRELU; 3: after a 3x3 DEPTHWISE (the streamed
+// pair, stream_conv.h, calls the 1x1 on a few rows at a time). Inputs: x,
+// then the residual for variants 1 and 2.
+ir::Graph NarrowPointwiseGraph(int h, int w, int k, int n, int variant, int residual_channels) {
+  GraphBuilder b("narrow_pointwise");
+  int x = b.Input({1, h, w, k});
+  const int r = variant == 1 ? b.Input({1, h, w, n})
+                : variant == 2 ? b.Input({1, h, w, residual_channels})
+                               : -1;
+  if (variant == 3) {
+    const int dw = b.Tensor({1, h, w, k});
+    ir::DepthwiseConv2DOptions d;
+    d.padding = ir::Padding::kSame;
+    b.Op(OpType::kDepthwiseConv2D,
+         {x, b.Const({1, 3, 3, k}, testing::RandomFloats(9 * k, -1, 1, 101)), -1}, {dw}, d);
+    x = dw;
+  }
+  const int c = b.Tensor({1, h, w, n});
+  ir::Conv2DOptions co;
+  co.activation = variant == 0 ? ir::Activation::kRelu6 : ir::Activation::kNone;
+  b.Op(OpType::kConv2D,
+       {x, b.Const({n, 1, 1, k}, testing::RandomFloats(n * k, -1, 1, 102)),
+        b.Const({n}, testing::RandomFloats(n, -1, 1, 103))},
+       {c}, co);
+  int out = c;
+  if (variant == 1 || variant == 2) {
+    int res = r;
+    if (variant == 2) {
+      res = b.Tensor({1, h, w, n});
+      b.Op(OpType::kPad,
+           {r, b.ConstInt({4, 2}, {0, 0, 0, 0, 0, 0, 0, n - residual_channels})}, {res});
+    }
+    const int sum = b.Tensor({1, h, w, n});
+    ir::BinaryOptions ao;
+    ao.activation = variant == 1 ? ir::Activation::kRelu : ir::Activation::kNone;
+    b.Op(OpType::kAdd, {c, res}, {sum}, ao);
+    out = sum;
+    if (variant == 2) {
+      out = b.Tensor({1, h, w, n});
+      b.Op(OpType::kPrelu, {sum, b.Const({n}, testing::RandomFloats(n, -1, 1, 104))}, {out});
+    }
+  }
+  b.Output(out);
+  return b.Build();
+}
+
+// The narrow tile for N <= 8 (pointwise_conv.h): the same bits as the 7x16
+// tile (SLUICE_XNNPACK_PW_NARROW=0) and close to the reference, for N = 1..8
+// and wider (12, 16: the switch must not matter), K = 3..40, row counts that
+// are not whole tiles (5 x 13 = 65 = 28 + 28 + 8 + 1; 3 x 3; 16 x 19 = 304),
+// with ADD, channel-padded ADD + PRELU, behind a depthwise, 1-3 threads.
+TEST(XnnpackBackendTest, NarrowPointwiseMatchesWideTileBitForBit) {
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Size {
+    int h, w;
+  };
+  int cases = 0;
+  for (const Size sz : {Size{5, 13}, Size{3, 3}, Size{16, 19}}) {
+    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}) {
+      for (int k : {3, 8, 24, 40}) {
+        for (int variant = 0; variant < 4; ++variant) {
+          if (sz.h != 5 && (variant + n + k) % 3 != 0) continue;  // other sizes: a third
+          const int rc = std::max(1, n - 2);
+          const ir::Graph g = NarrowPointwiseGraph(sz.h, sz.w, k, n, variant, rc);
+          const int pixels = sz.h * sz.w;
+          std::vector<std::vector<float>> in = {testing::RandomFloats(pixels * k, -2, 2, 105 + n)};
+          if (variant == 1) in.push_back(testing::RandomFloats(pixels * n, -2, 2, 106));
+          if (variant == 2) in.push_back(testing::RandomFloats(pixels * rc, -2, 2, 107));
+          SCOPED_TRACE(::testing::Message() << sz.h << "x" << sz.w << " K=" << k << " N=" << n
+                                            << " variant=" << variant);
+          const std::vector<float> want = RunOn(*ref, g, in);
+          for (int threads = 1; threads <= 3; ++threads) {
+            std::vector<float> wide;
+            {
+              ScopedEnv off("SLUICE_XNNPACK_PW_NARROW", "0");
+              wide = RunOn(*xnn, g, in, threads);
+            }
+            const std::vector<float> got = RunOn(*xnn, g, in, threads);
+            ASSERT_EQ(got.size(), wide.size());
+            ASSERT_EQ(std::memcmp(got.data(), wide.data(), got.size() * sizeof(float)), 0)
+                << "threads " << threads;
+            ExpectNear(got, want, 1e-4f);
+          }
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_GT(cases, 200);
+}
+
 // Depthwise convolutions on our kernel (depthwise_conv.h), beyond the op
 // harness's 8-channel cases: wide layers (384, 672 channels), a last
 // 16-channel group partly used (40, 72), strides 1 and 2, 3x3 and 5x5, SAME
