@@ -23,6 +23,18 @@ constexpr int kR = 3;
 // Offsets (in registers of 16 floats) of the packed constants.
 constexpr int kDwBias = 0, kDwTaps = 1, kPwBias = 10, kPwRows = 11;
 int PermuteOffset(int c) { return kPwRows + c; }
+int SlopeOffset(int c) { return kPwRows + 2 * c; }
+
+// Input rows y - 1 .. y + 1 of a 3x3 SAME window over an image of h rows,
+// clamped at the borders; only ky in [*ky_lo, *ky_hi) lie inside the image.
+inline void InputRows(const float* in, int y, int h, size_t row_floats, const float* rows[3],
+                      int* ky_lo, int* ky_hi) {
+  *ky_lo = y == 0 ? 1 : 0;
+  *ky_hi = y == h - 1 ? 2 : 3;
+  for (int ky = 0; ky < 3; ++ky) {
+    rows[ky] = in + static_cast<size_t>(std::min(std::max(y - 1 + ky, 0), h - 1)) * row_floats;
+  }
+}
 
 #if SLUICE_DWPW_AVX512
 // A register's pixels: plain when they fill it, else into their slots.
@@ -32,10 +44,17 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 LoadAll(const fl
                : np == 1 ? _mm512_maskz_loadu_ps(all, p) : _mm512_maskz_expandloadu_ps(all, p);
 }
 
+// XNNPACK's PRELU: by the sign bit (-0.0 included), as pointwise_conv.cc.
+__attribute__((target("avx512f"), always_inline)) inline __m512 Prelu(__m512 v, __m512 slope) {
+  const __mmask16 neg =
+      _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+  return _mm512_mask_mul_ps(v, neg, v, slope);
+}
+
 // Output rows [y0, y1). kC = 8: the pose models' case, two pixels fill a
 // register, loads and stores are plain; kC = 0: any C <= 16 (run time), a
 // register's pixels loaded by expand-loads into their 8- or 16-lane slots.
-template <int kC>
+template <int kC, bool kPrelu>
 __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, const float* packed,
                                              const float* clamp, const float* in, float* out,
                                              int y0, int y1) {
@@ -57,15 +76,13 @@ __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, con
   const __m512 dlo = _mm512_set1_ps(clamp[0]), dhi = _mm512_set1_ps(clamp[1]);
   const __m512 plo = _mm512_set1_ps(clamp[2]), phi = _mm512_set1_ps(clamp[3]);
   const __m512 alo = _mm512_set1_ps(clamp[4]), ahi = _mm512_set1_ps(clamp[5]);
+  const __m512 slope = kPrelu ? _mm512_load_ps(packed + kLanes * SlopeOffset(c)) : alo;
   const size_t row_floats = static_cast<size_t>(s.w) * c;
   for (int y = y0; y < y1; ++y) {
-    // Input rows y - 1 .. y + 1; those outside the image are skipped.
-    const int ky_lo = y == 0 ? 1 : 0, ky_hi = y == s.h - 1 ? 2 : 3;
-    const bool full_rows = ky_lo == 0 && ky_hi == 3;
     const float* rows[3];
-    for (int ky = 0; ky < 3; ++ky) {
-      rows[ky] = in + static_cast<size_t>(std::min(std::max(y - 1 + ky, 0), s.h - 1)) * row_floats;
-    }
+    int ky_lo, ky_hi;
+    InputRows(in, y, s.h, row_floats, rows, &ky_lo, &ky_hi);
+    const bool full_rows = ky_lo == 0 && ky_hi == 3;
     float* o = out + static_cast<size_t>(y) * row_floats;
     for (int x0 = 0; x0 < s.w; x0 += np) {
       if (kC == 8 && full_rows && x0 >= 1 && x0 + kR * np < s.w) {
@@ -104,7 +121,9 @@ __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, con
           const size_t at = static_cast<size_t>(x0) * c + kLanes * j;
           v[j] = _mm512_min_ps(_mm512_max_ps(v[j], plo), phi);
           v[j] = _mm512_add_ps(v[j], _mm512_loadu_ps(rows[1] + at));
-          _mm512_storeu_ps(o + at, _mm512_min_ps(_mm512_max_ps(v[j], alo), ahi));
+          v[j] = _mm512_min_ps(_mm512_max_ps(v[j], alo), ahi);
+          if (kPrelu) v[j] = Prelu(v[j], slope);
+          _mm512_storeu_ps(o + at, v[j]);
         }
         x0 += (kR - 1) * np;
         continue;
@@ -144,6 +163,7 @@ __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, con
       const float* xr = rows[1] + static_cast<size_t>(x0) * c;  // the residual: row y
       const __m512 r = n == np ? LoadAll(xr, plain, np, all) : _mm512_maskz_loadu_ps(pix, xr);
       v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, r), alo), ahi);
+      if (kPrelu) v = Prelu(v, slope);
       float* op = o + static_cast<size_t>(x0) * c;
       if (n < np || np == 1) {
         _mm512_mask_storeu_ps(op, n < np ? pix : all, v);
@@ -155,23 +175,210 @@ __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, con
     }
   }
 }
+
+// C = 16, 32 or 64 (kG = C / 16 registers a pixel): the "wide" layout, in
+// floats of C: dw bias, 9 taps, pw bias, C pw rows (input channel i:
+// W[:][i]), PRELU slopes. The depthwise results of a step's pixels go to a
+// small buffer; the 1x1 as XNNPACK's GEMM does it (input channel i of each
+// pixel broadcast from memory, times row i loaded once for the step's
+// pixels), not by lane permutes, which share the port of the FMAs.
+int WideSlopeOffset(int c) { return (11 + c) * c; }
+
+// The 1x1 and the epilogue of kN pixels whose clamped depthwise results are
+// at d (kN x kC floats): pixel j's residual at x[j], output at o[j]. With
+// `n` < kN only the first n are stored (the rest compute on stale d).
+template <int kC, bool kPrelu, int kN>
+__attribute__((target("avx512f"), always_inline)) inline void WidePointwise(
+    const float* packed, const float* clamp, const float* d, const float* const* x,
+    float* const* o, int n = kN) {
+  constexpr int kG = kC / kLanes;
+  const float* pwr = packed + 11 * kC;
+  __m512 v[kN][kG];
+#pragma GCC unroll 16
+  for (int j = 0; j < kN; ++j) {
+#pragma GCC unroll 4
+    for (int g = 0; g < kG; ++g) v[j][g] = _mm512_load_ps(packed + 10 * kC + kLanes * g);
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < kC; ++i) {
+    __m512 w[kG];
+#pragma GCC unroll 4
+    for (int g = 0; g < kG; ++g) w[g] = _mm512_load_ps(pwr + i * kC + kLanes * g);
+#pragma GCC unroll 16
+    for (int j = 0; j < kN; ++j) {
+      const __m512 b = _mm512_set1_ps(d[j * kC + i]);
+#pragma GCC unroll 4
+      for (int g = 0; g < kG; ++g) v[j][g] = _mm512_fmadd_ps(b, w[g], v[j][g]);
+    }
+  }
+  const __m512 plo = _mm512_set1_ps(clamp[2]), phi = _mm512_set1_ps(clamp[3]);
+  const __m512 alo = _mm512_set1_ps(clamp[4]), ahi = _mm512_set1_ps(clamp[5]);
+#pragma GCC unroll 16
+  for (int j = 0; j < kN; ++j) {
+    if (j >= n) break;
+#pragma GCC unroll 4
+    for (int g = 0; g < kG; ++g) {
+      __m512 r = _mm512_min_ps(_mm512_max_ps(v[j][g], plo), phi);
+      r = _mm512_add_ps(r, _mm512_loadu_ps(x[j] + kLanes * g));
+      r = _mm512_min_ps(_mm512_max_ps(r, alo), ahi);
+      if (kPrelu) r = Prelu(r, _mm512_load_ps(packed + WideSlopeOffset(kC) + kLanes * g));
+      _mm512_storeu_ps(o[j] + kLanes * g, r);
+    }
+  }
+}
+
+template <int kC, bool kPrelu>
+__attribute__((target("avx512f"))) void WideRows(const DwPwShape& s, const float* packed,
+                                                 const float* clamp, const float* in, float* out,
+                                                 int y0, int y1) {
+  constexpr int kG = kC / kLanes;
+  // Pixels a step inside the image: 24 accumulators (12 at C = 16: 24
+  // measured 5x slower, GCC then keeps the arrays in memory).
+  constexpr int kRw = kG == 1 ? 12 : 24 / kG;
+  const float* taps = packed + kC;
+  const __m512 dlo = _mm512_set1_ps(clamp[0]), dhi = _mm512_set1_ps(clamp[1]);
+  const size_t row_floats = static_cast<size_t>(s.w) * kC;
+  alignas(64) float dbuf[kRw * kC];
+  // Pixels with taps outside the image (the rows' ends; the first and last
+  // rows) gather here, kRw at a time for the 1x1 (one alone would be one
+  // chain of kC dependent FMAs). Zeroed: no denormals in the unused slots.
+  alignas(64) float ebuf[kRw * kC] = {};
+  const float* ex[kRw];
+  float* eo[kRw];
+  int en = 0;
+  // (The empty asm hides that d is dbuf, e is ebuf, else GCC turns the
+  // broadcasts into lane permutes on the FMA port.)
+  float* d = dbuf;
+  float* e = ebuf;
+  asm("" : "+r"(d), "+r"(e));
+  for (int y = y0; y < y1; ++y) {
+    const float* rows[3];
+    int ky_lo, ky_hi;
+    InputRows(in, y, s.h, row_floats, rows, &ky_lo, &ky_hi);
+    const bool full_rows = ky_lo == 0 && ky_hi == 3;
+    float* o = out + static_cast<size_t>(y) * row_floats;
+    for (int x0 = 0; x0 < s.w;) {
+      // The row's last step moves left to end at pixel w - 2 (redoing a few
+      // pixels, the same bits) when at least half of it is new; else its
+      // pixels join the edge tiles.
+      const int xs = std::min(x0, s.w - 1 - kRw);
+      if (full_rows && xs >= 1 && x0 < s.w - 1 && 2 * (x0 - xs) <= kRw) {
+        __m512 a[kRw][kG];
+#pragma GCC unroll 16
+        for (int j = 0; j < kRw; ++j) {
+#pragma GCC unroll 4
+          for (int g = 0; g < kG; ++g) a[j][g] = _mm512_load_ps(packed + kLanes * g);
+        }
+        // Input column xs - 1 + col: tap kx = col - j of pixel j.
+#pragma GCC unroll 16
+        for (int col = 0; col < kRw + 2; ++col) {
+#pragma GCC unroll 3
+          for (int ky = 0; ky < 3; ++ky) {
+#pragma GCC unroll 4
+            for (int g = 0; g < kG; ++g) {
+              const __m512 xv =
+                  _mm512_loadu_ps(rows[ky] + static_cast<size_t>(xs - 1 + col) * kC + kLanes * g);
+#pragma GCC unroll 16
+              for (int j = 0; j < kRw; ++j) {
+                const int kx = col - j;
+                if (kx >= 0 && kx < 3) {
+                  a[j][g] = _mm512_fmadd_ps(
+                      xv, _mm512_load_ps(taps + (ky * 3 + kx) * kC + kLanes * g), a[j][g]);
+                }
+              }
+            }
+          }
+        }
+#pragma GCC unroll 16
+        for (int j = 0; j < kRw; ++j) {
+#pragma GCC unroll 4
+          for (int g = 0; g < kG; ++g) {
+            _mm512_store_ps(dbuf + j * kC + kLanes * g,
+                            _mm512_min_ps(_mm512_max_ps(a[j][g], dlo), dhi));
+          }
+        }
+        const float* xp[kRw];
+        float* op[kRw];
+        for (int j = 0; j < kRw; ++j) {
+          xp[j] = rows[1] + static_cast<size_t>(xs + j) * kC;
+          op[j] = o + static_cast<size_t>(xs + j) * kC;
+        }
+        WidePointwise<kC, kPrelu, kRw>(packed, clamp, d, xp, op);
+        x0 = xs + kRw;
+        continue;
+      }
+      // One pixel; taps outside the image skipped (column by column).
+      __m512 a[kG];
+#pragma GCC unroll 4
+      for (int g = 0; g < kG; ++g) a[g] = _mm512_load_ps(packed + kLanes * g);
+      for (int kx = 0; kx < 3; ++kx) {
+        const int xx = x0 + kx - 1;
+        if (xx < 0 || xx >= s.w) continue;
+        for (int ky = ky_lo; ky < ky_hi; ++ky) {
+#pragma GCC unroll 4
+          for (int g = 0; g < kG; ++g) {
+            a[g] = _mm512_fmadd_ps(
+                _mm512_loadu_ps(rows[ky] + static_cast<size_t>(xx) * kC + kLanes * g),
+                _mm512_load_ps(taps + (ky * 3 + kx) * kC + kLanes * g), a[g]);
+          }
+        }
+      }
+#pragma GCC unroll 4
+      for (int g = 0; g < kG; ++g) {
+        _mm512_store_ps(ebuf + en * kC + kLanes * g, _mm512_min_ps(_mm512_max_ps(a[g], dlo), dhi));
+      }
+      ex[en] = rows[1] + static_cast<size_t>(x0) * kC;
+      eo[en] = o + static_cast<size_t>(x0) * kC;
+      if (++en == kRw) {
+        WidePointwise<kC, kPrelu, kRw>(packed, clamp, e, ex, eo);
+        en = 0;
+      }
+      ++x0;
+    }
+  }
+  // Left over: with threads, a call is one row, whose two end pixels are
+  // cheaper as a 2-pixel tile than in a full one.
+  if (en > 2) {
+    WidePointwise<kC, kPrelu, kRw>(packed, clamp, e, ex, eo, en);
+  } else if (en > 0) {
+    WidePointwise<kC, kPrelu, 2>(packed, clamp, e, ex, eo, en);
+  }
+}
 #endif
 
 }  // namespace
 
 bool DwPwBlock::Supports(const DwPwShape& s) {
-  return PointwiseConvAvailable() && s.channels >= 1 && s.channels <= kMaxChannels && s.h >= 1 &&
+  return PointwiseConvAvailable() && s.channels >= 1 &&
+         (s.channels <= kMaxChannels || s.channels == 32 || s.channels == 64) && s.h >= 1 &&
          s.w >= 1;
 }
 
 DwPwBlock::DwPwBlock(const DwPwShape& s, const DwPwParams& p) : s_(s) {
   const int c = s.channels;
+  prelu_ = p.prelu_slope != nullptr;
+  if (c >= 16) {  // the wide layout (WideRows)
+    storage_.assign(static_cast<size_t>(WideSlopeOffset(c) + c) + 16, 0.0f);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(storage_.data());
+    packed_ = reinterpret_cast<float*>((a + 63) & ~uintptr_t{63});
+    clamp_[0] = p.dw_min, clamp_[1] = p.dw_max;
+    clamp_[2] = p.pw_min, clamp_[3] = p.pw_max;
+    clamp_[4] = p.add_min, clamp_[5] = p.add_max;
+    for (int ch = 0; ch < c; ++ch) {
+      packed_[ch] = p.dw_bias ? p.dw_bias[ch] : 0.0f;
+      for (int t = 0; t < 9; ++t) packed_[(1 + t) * c + ch] = p.dw_weights[t * c + ch];
+      packed_[10 * c + ch] = p.pw_bias ? p.pw_bias[ch] : 0.0f;
+      for (int i = 0; i < c; ++i) packed_[(11 + i) * c + ch] = p.pw_weights[ch * c + i];
+      if (prelu_) packed_[WideSlopeOffset(c) + ch] = p.prelu_slope[ch];
+    }
+    return;
+  }
   pixels_ = c <= 8 ? 2 : 1;
   const int slot = kLanes / pixels_;
   clamp_[0] = p.dw_min, clamp_[1] = p.dw_max;
   clamp_[2] = p.pw_min, clamp_[3] = p.pw_max;
   clamp_[4] = p.add_min, clamp_[5] = p.add_max;
-  const int regs = PermuteOffset(c) + c;
+  const int regs = SlopeOffset(c) + 1;
   storage_.assign(static_cast<size_t>(regs) * kLanes + 16, 0.0f);
   const uintptr_t a = reinterpret_cast<uintptr_t>(storage_.data());
   packed_ = reinterpret_cast<float*>((a + 63) & ~uintptr_t{63});
@@ -187,16 +394,22 @@ DwPwBlock::DwPwBlock(const DwPwShape& s, const DwPwParams& p) : s_(s) {
     for (int t = 0; t < 9; ++t) reg(kDwTaps + t) = p.dw_weights[t * c + ch];
     reg(kPwBias) = p.pw_bias ? p.pw_bias[ch] : 0.0f;
     for (int i = 0; i < c; ++i) reg(kPwRows + i) = p.pw_weights[ch * c + i];
+    if (prelu_) reg(SlopeOffset(c)) = p.prelu_slope[ch];
   }
 }
 
 void DwPwBlock::Run(const float* in, float* out, int row_begin, int row_end) const {
 #if SLUICE_DWPW_AVX512
-  if (s_.channels == 8) {
-    Rows<8>(s_, pixels_, packed_, clamp_, in, out, row_begin, row_end);
-  } else {
-    Rows<0>(s_, pixels_, packed_, clamp_, in, out, row_begin, row_end);
+  if (s_.channels >= 16) {
+    auto wide = s_.channels == 16   ? (prelu_ ? WideRows<16, true> : WideRows<16, false>)
+                : s_.channels == 32 ? (prelu_ ? WideRows<32, true> : WideRows<32, false>)
+                                    : (prelu_ ? WideRows<64, true> : WideRows<64, false>);
+    wide(s_, packed_, clamp_, in, out, row_begin, row_end);
+    return;
   }
+  auto rows = s_.channels == 8 ? (prelu_ ? Rows<8, true> : Rows<8, false>)
+                               : (prelu_ ? Rows<0, true> : Rows<0, false>);
+  rows(s_, pixels_, packed_, clamp_, in, out, row_begin, row_end);
 #else
   (void)in, (void)out, (void)row_begin, (void)row_end;
 #endif

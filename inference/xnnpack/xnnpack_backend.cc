@@ -23,6 +23,7 @@
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/dw_pw_block.h"
 #include "inference/xnnpack/gated_add.h"
+#include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/resize_bilinear.h"
@@ -204,6 +205,42 @@ bool OwnDepthwiseShape(const GraphInfo& info, int op_index, DepthwiseShape* shap
 // A CONV_2D our narrow kernel runs (narrow_conv.h): one output channel, at
 // most 16 input channels, stride 1, no dilation, kernel up to 7x7.
 // SLUICE_XNNPACK_NARROW=0 leaves them to XNNPACK (for A/B timings).
+// A CONV_2D with one output pixel whose filter covers its whole (more than
+// one pixel) input, VALID, weights of at least 256 KiB that are exact in fp16:
+// gemv_conv.h (face_landmark's 3x3x32 -> 1404 head; bound by reading the
+// weights, which it keeps in fp16). SLUICE_XNNPACK_FACE=0: not.
+bool OwnGemvShape(const GraphInfo& info, int op_index, int* k, int* n) {
+  if (!KernelSwitchOn("SLUICE_XNNPACK_FACE")) return false;
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kConv2D || op.inputs.size() < 2 || op.outputs.size() != 1) {
+    return false;
+  }
+  const auto& o = op.opts<ir::Conv2DOptions>();
+  if (o.padding != ir::Padding::kValid || o.dilation_h != 1 || o.dilation_w != 1 ||
+      o.activation == ir::Activation::kTanh) {
+    return false;
+  }
+  if (op.inputs[1] < 0 || !info.IsConstant(op.inputs[1])) return false;
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0 && !info.IsConstant(op.inputs[2])) return false;
+  const ir::Tensor& xt = g.tensors[op.inputs[0]];
+  const ir::Shape& x = xt.shape;
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const ir::Shape& y = g.tensors[op.outputs[0]].shape;
+  if (xt.dtype != ir::DType::kFloat32 || x.size() != 4 || f.size() != 4 || x[0] != 1 ||
+      f[1] != x[1] || f[2] != x[2] || f[3] != x[3] || x[1] * x[2] < 2 ||
+      y != ir::Shape{1, 1, 1, f[0]}) {
+    return false;
+  }
+  const size_t count = static_cast<size_t>(f[0]) * f[1] * f[2] * f[3];
+  if (count * sizeof(float) < 256 * 1024) return false;
+  auto w = info.ConstantAsFloat(op.inputs[1]);
+  if (!w.ok() || w->size() != count || !GemvConv::Supports(w->data(), count)) return false;
+  if (k) *k = f[1] * f[2] * f[3];
+  if (n) *n = f[0];
+  return true;
+}
+
 bool OwnNarrowConvShape(const GraphInfo& info, int op_index, NarrowConvShape* shape) {
   if (!KernelSwitchOn("SLUICE_XNNPACK_NARROW")) return false;
   const ir::Graph& g = info.graph();
@@ -301,8 +338,9 @@ bool OwnUpsampleConvShape(const GraphInfo& info, int op_index, UpsampleConvShape
 }
 
 // DEPTHWISE 3x3 SAME (op `dw`) -> CONV 1x1 (`pw`) -> ADD (`add`) of the
-// depthwise's input x, C -> C channels, C <= 16, constant weights and bias:
-// one pass of dw_pw_block.h (the pose models' segmentation blocks). The
+// depthwise's input x, C -> C channels, C <= 16, 32 or 64, constant weights
+// and bias: one pass of dw_pw_block.h (the pose models' segmentation blocks,
+// face_landmark's backbone; the caller may add a PRELU after the ADD). The
 // caller checks that each intermediate has one reader and is no graph output.
 // SLUICE_XNNPACK_DWPW=0 leaves them to the per-op kernels (for A/B timings).
 bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape* shape) {
@@ -346,13 +384,18 @@ bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape
       g.tensors[p.inputs[1]].shape != ir::Shape{c, 1, 1, c}) {
     return false;
   }
-  // Two 8-channel pixels per register is where the block wins; with 9-16
-  // channels (one pixel per register) it measured slower than the per-op
-  // and streamed kernels (face_landmark's 96x96x16 blocks: 0.171 ms per
-  // block vs 0.113; the model 0.92 -> 1.08 ms). SLUICE_XNNPACK_DWPW=wide
-  // takes those too (for tests and A/B).
+  // Two 8-channel pixels per register is where the block wins, and C = 16,
+  // 32, 64 with their own loop (face_landmark's 96x96x16, 48x48x32 and
+  // 24x24x64 blocks, bench/models/RESULTS.md 2026-11-24;
+  // SLUICE_XNNPACK_FACE=0 leaves those to the per-op and streamed kernels).
+  // 9-15 channels (one pixel per register, lane permutes) measured slower
+  // than those (0.171 ms per block vs 0.113 at 96x96x16).
+  // SLUICE_XNNPACK_DWPW=wide takes those too (for tests and A/B).
   const char* e = std::getenv("SLUICE_XNNPACK_DWPW");
-  if (c > 8 && !(e && std::strcmp(e, "wide") == 0)) return false;
+  if (c > 8 && !((c == 16 || c == 32 || c == 64) && KernelSwitchOn("SLUICE_XNNPACK_FACE")) &&
+      !(e && std::strcmp(e, "wide") == 0)) {
+    return false;
+  }
   DwPwShape s;
   s.h = xs[1], s.w = xs[2], s.channels = c;
   if (!DwPwBlock::Supports(s)) return false;
@@ -832,7 +875,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
           OwnGemmEnabled() && (IsOwnPointwiseConv(info, i) || OwnDepthwiseShape(info, i, nullptr) ||
                                OwnNarrowConvShape(info, i, nullptr) ||
                                OwnStemConvShape(info, i, nullptr) ||
-                               OwnUpsampleConvShape(info, i, nullptr))
+                               OwnUpsampleConvShape(info, i, nullptr) ||
+                               OwnGemvShape(info, i, nullptr, nullptr))
               ? Kind::kOwn
               : Kind::kXnn;
     } else {
@@ -879,7 +923,21 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       c.out = graph.ops[add].outputs[0];
       kind[i] = kind[pw] = kind[add] = Kind::kOwn;
       in_blocks.insert({i, pw, add});
-      chains[add] = c;
+      // ... and a per-channel PRELU after the ADD (SLUICE_XNNPACK_FACE=0: not).
+      const int p = sole_consumer(c.out);
+      const ir::Shape& shape = graph.tensors[c.out].shape;
+      if (KernelSwitchOn("SLUICE_XNNPACK_FACE") && p >= 0 && kind[p] == Kind::kXnn &&
+          graph.ops[p].type == ir::OpType::kPrelu && graph.ops[p].inputs.size() == 2 &&
+          graph.ops[p].inputs[0] == c.out && graph.ops[p].inputs[1] >= 0 &&
+          info.IsConstant(graph.ops[p].inputs[1]) &&
+          ir::NumElements(graph.tensors[graph.ops[p].inputs[1]].shape) == shape.back() &&
+          graph.tensors[graph.ops[p].outputs[0]].shape == shape) {
+        c.prelu = p;
+        c.out = graph.ops[p].outputs[0];
+        kind[p] = Kind::kOwn;
+        in_blocks.insert(p);
+      }
+      chains[c.last()] = c;
     }
   }
   for (int i : own_convs) {
@@ -936,7 +994,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       chains[c.last()] = c;
       continue;
     }
-    if (OwnNarrowConvShape(info, i, nullptr) || OwnUpsampleConvShape(info, i, nullptr)) {
+    if (OwnNarrowConvShape(info, i, nullptr) || OwnUpsampleConvShape(info, i, nullptr) ||
+        OwnGemvShape(info, i, nullptr, nullptr)) {
       // These absorb nothing.
       chains[i] = c;
       continue;
@@ -1526,7 +1585,22 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     ir::ActivationRange(g.ops[c.pw].opts<ir::Conv2DOptions>().activation, &p.pw_min, &p.pw_max);
     ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &p.add_min,
                         &p.add_max);
+    std::vector<float> slope;
+    if (c.prelu >= 0) {
+      ASSIGN_OR_RETURN(slope, info.ConstantAsFloat(g.ops[c.prelu].inputs[1]));
+      p.prelu_slope = slope.data();
+    }
     return PrepareRowKernel(g, c, std::make_shared<const DwPwBlock>(shape, p), shape.h);
+  }
+  int gemv_k = 0, gemv_n = 0;
+  if (OwnGemvShape(info, c.conv, &gemv_k, &gemv_n)) {
+    ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+    auto gemv = std::make_shared<const GemvConv>(gemv_k, gemv_n, consts.weights.data(),
+                                                 consts.bias_or_null(), lo, hi);
+    const int blocks = gemv->blocks();
+    return PrepareRowKernel(g, c, gemv, blocks);
   }
   NarrowConvShape narrow;
   if (OwnNarrowConvShape(info, c.conv, &narrow)) {

@@ -13,6 +13,7 @@
 #include "inference/reference/reference_kernels.h"
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
+#include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/upsample_conv.h"
@@ -583,19 +584,24 @@ TEST(XnnpackBackendTest, UpsampleConvolutionsMatchReference) {
 // DEPTHWISE 3x3 SAME -> CONV 1x1 -> ADD(x, .) blocks (dw_pw_block.h): the
 // pose models' segmentation branch. `residual`: the ADD's other input
 // (x for the fused pattern); `dw_also_out`: the depthwise output is a graph
-// output too (then the pattern must not match).
+// output too (then the pattern must not match). `prelu`: a PRELU after each
+// ADD (face_landmark's blocks); kSlopeInput: its slope a graph input (not
+// absorbable); kAddAlsoOut: the first ADD's output a graph output too.
+enum class DwPwPrelu { kNone, kConst, kSlopeInput, kAddAlsoOut };
 struct DwPwCase {
   int h, w, c;
   ir::Activation dw_act, pw_act, add_act;
   bool bias;
   int blocks = 1;
+  DwPwPrelu prelu = DwPwPrelu::kNone;
 };
 ir::Graph DwPwGraph(const DwPwCase& k, bool residual_is_x = true, bool dw_also_out = false) {
   GraphBuilder b("dw_pw");
   const ir::Shape shape{1, k.h, k.w, k.c};
   int x = b.Input(shape);
   const int r = residual_is_x ? -1 : b.Input(shape);
-  int dw_out = -1;
+  const int slope_in = k.prelu == DwPwPrelu::kSlopeInput ? b.Input({k.c}) : -1;
+  int dw_out = -1, add_out = -1;
   for (int blk = 0; blk < k.blocks; ++blk) {
     const uint32_t seed = 60 + 10 * blk;
     const int d = b.Tensor(shape);
@@ -624,10 +630,19 @@ ir::Graph DwPwGraph(const DwPwCase& k, bool residual_is_x = true, bool dw_also_o
       b.Op(OpType::kAdd, {p, residual_is_x ? x : r}, {y}, aopt);
     }
     if (dw_out < 0) dw_out = d;
+    if (add_out < 0) add_out = y;
     x = y;
+    if (k.prelu != DwPwPrelu::kNone) {
+      x = b.Tensor(shape);
+      const int slope = slope_in >= 0 ? slope_in
+                                      : b.Const({1, 1, k.c}, testing::RandomFloats(
+                                                                 k.c, -1, 1, seed + 4));
+      b.Op(OpType::kPrelu, {y, slope}, {x});
+    }
   }
   b.Output(x);
   if (dw_also_out) b.Output(dw_out);
+  if (k.prelu == DwPwPrelu::kAddAlsoOut) b.Output(add_out);
   return b.Build();
 }
 
@@ -683,11 +698,13 @@ TEST(XnnpackBackendTest, DwPwBlocksMatchReference) {
     const std::vector<float> want = RunOn(*ref, g, {in});
     ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
     ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
-    // One step per block; blocks of more than 8 channels are fused only with
+    // One step per block; blocks of 9-15 channels are fused only with
     // SLUICE_XNNPACK_DWPW=wide (else a depthwise step and a 1x1+ADD step).
     const int steps = ProfiledSteps(*xnn, g);
-    if (steps >= 0) EXPECT_EQ(steps, k.c <= 8 ? k.blocks : 2 * k.blocks);
-    if (k.c > 8) {
+    if (steps >= 0 && !std::getenv("SLUICE_XNNPACK_FACE")) {
+      EXPECT_EQ(steps, k.c <= 8 || k.c == 16 ? k.blocks : 2 * k.blocks);
+    }
+    if (k.c > 8 && k.c != 16) {
       ScopedEnv wide("SLUICE_XNNPACK_DWPW", "wide");
       ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
       ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
@@ -701,6 +718,175 @@ TEST(XnnpackBackendTest, DwPwBlocksMatchReference) {
   const std::vector<float> in = testing::RandomFloats(64 * 45 * 8, -2, 2, 72);
   const std::vector<float> want = RunOn(*ref, g, {in});
   for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, {in}, threads), want, 1e-5f);
+}
+
+// C = 16, 32, 64 blocks with and without a PRELU after the ADD
+// (face_landmark's 96x96x16, 48x48x32, 24x24x64 blocks; dw_pw_block.cc's
+// WideRows: steps of 12 / 12 / 6 pixels, the row's last step moved left,
+// edge pixels gathered into their own tiles, flushed part-full at the end):
+// widths below, at and above a step + 2 and odd, 1-row and 1-column images,
+// every activation, 1-3 threads; and C = 8 with a PRELU. Against the
+// reference, and the same bits as SLUICE_XNNPACK_FACE=0 (the depthwise and
+// 1x1 kernels, or their streamed pair, apart); one step per block (PRELU
+// absorbed) vs two.
+TEST(XnnpackBackendTest, DwPwBlocksWideWithPreluMatchUnfused) {
+  using A = ir::Activation;
+  using P = DwPwPrelu;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const bool env_free = !std::getenv("SLUICE_XNNPACK_FACE");
+  const std::vector<DwPwCase> cases = {
+      {13, 29, 16, A::kNone, A::kNone, A::kNone, true, 2, P::kConst},
+      {7, 14, 16, A::kRelu6, A::kRelu, A::kNone, true, 1, P::kConst},
+      {6, 15, 16, A::kNone, A::kReluN1To1, A::kRelu6, false, 1, P::kConst},
+      {5, 13, 16, A::kRelu, A::kNone, A::kRelu, true, 1, P::kConst},
+      {9, 40, 16, A::kNone, A::kNone, A::kReluN1To1, true, 3, P::kNone},
+      {1, 31, 16, A::kNone, A::kRelu6, A::kNone, true, 1, P::kConst},
+      {17, 1, 16, A::kNone, A::kNone, A::kNone, true, 1, P::kConst},
+      {3, 2, 16, A::kRelu, A::kNone, A::kNone, false, 2, P::kConst},
+      {50, 49, 16, A::kNone, A::kNone, A::kNone, true, 2, P::kConst},
+      {11, 27, 32, A::kNone, A::kNone, A::kNone, true, 2, P::kConst},
+      {4, 14, 32, A::kRelu6, A::kRelu, A::kReluN1To1, false, 1, P::kConst},
+      {2, 5, 32, A::kNone, A::kNone, A::kNone, true, 1, P::kNone},
+      {49, 48, 32, A::kNone, A::kNone, A::kNone, true, 2, P::kConst},
+      {9, 17, 64, A::kNone, A::kNone, A::kNone, true, 2, P::kConst},
+      {3, 8, 64, A::kRelu, A::kNone, A::kRelu6, true, 1, P::kConst},
+      {1, 1, 64, A::kNone, A::kNone, A::kNone, false, 1, P::kConst},
+      {24, 24, 64, A::kNone, A::kNone, A::kNone, true, 1, P::kNone},
+      {9, 11, 8, A::kNone, A::kRelu6, A::kNone, true, 2, P::kConst},
+  };
+  for (const DwPwCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " acts "
+                                      << static_cast<int>(k.dw_act) << static_cast<int>(k.pw_act)
+                                      << static_cast<int>(k.add_act) << " bias " << k.bias
+                                      << " blocks " << k.blocks << " prelu "
+                                      << static_cast<int>(k.prelu));
+    const ir::Graph g = DwPwGraph(k);
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 91);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads");
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      // (Chained unclamped blocks: FMA vs the reference's rounding.)
+      ExpectNear(got, want, 3e-5f);
+      ScopedEnv off("SLUICE_XNNPACK_FACE", "0");
+      const std::vector<float> unfused = RunOn(*xnn, g, {in}, threads);
+      ASSERT_EQ(unfused.size(), got.size());
+      EXPECT_EQ(std::memcmp(unfused.data(), got.data(), got.size() * sizeof(float)), 0)
+          << "SLUICE_XNNPACK_FACE=0 gives other bits";
+    }
+    if (!env_free) continue;
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, k.blocks);
+    if (steps >= 0 && k.h * k.w < 48 * 48) {  // below the streamed pair's sizes
+      ScopedEnv off("SLUICE_XNNPACK_FACE", "0");
+      BackendOptions o;
+      o.profile_ops = true;
+      auto m = xnn->Compile(g, o);
+      ASSERT_TRUE(m.ok()) << m.status();
+      ASSERT_TRUE((*m)->Invoke().ok());
+      EXPECT_EQ(static_cast<int>((*m)->OpTimes().size()), 2 * k.blocks);
+    }
+  }
+}
+
+// Where a C = 16 block or its PRELU must not be fused: 12 channels (the
+// generic loop, slower), 48 (no loop for it), the ADD's other input not x, the PRELU's slope not
+// constant, the ADD's output read elsewhere (a graph output).
+TEST(XnnpackBackendTest, DwPwBlock16OnlyWhereThePatternHolds) {
+  using A = ir::Activation;
+  using P = DwPwPrelu;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const bool env_free = !std::getenv("SLUICE_XNNPACK_FACE");
+  struct Case {
+    DwPwCase k;
+    bool residual_is_x;
+    int steps;  // profiled: block, PRELU, DEPTHWISE, 1x1 chain
+  };
+  const std::vector<Case> cases = {
+      {{6, 17, 12, A::kNone, A::kNone, A::kNone, true, 1, P::kConst}, true, 2},
+      {{6, 17, 48, A::kNone, A::kNone, A::kNone, true, 1, P::kConst}, true, 2},
+      {{6, 17, 16, A::kNone, A::kNone, A::kNone, true, 1, P::kConst}, false, 2},
+      {{6, 17, 16, A::kNone, A::kNone, A::kNone, true, 1, P::kSlopeInput}, true, 2},
+      {{6, 17, 16, A::kNone, A::kNone, A::kNone, true, 1, P::kAddAlsoOut}, true, 2},
+  };
+  for (const Case& c : cases) {
+    const DwPwCase& k = c.k;
+    SCOPED_TRACE(::testing::Message() << "c " << k.c << " residual_is_x " << c.residual_is_x
+                                      << " prelu " << static_cast<int>(k.prelu));
+    const ir::Graph g = DwPwGraph(k, c.residual_is_x);
+    std::vector<std::vector<float>> ins = {testing::RandomFloats(k.h * k.w * k.c, -2, 2, 93)};
+    if (k.prelu == P::kSlopeInput) ins.push_back(testing::RandomFloats(k.c, -1, 1, 94));
+    if (!c.residual_is_x) ins.push_back(testing::RandomFloats(k.h * k.w * k.c, -2, 2, 95));
+    const std::vector<float> want = RunOn(*ref, g, ins);
+    ExpectNear(RunOn(*xnn, g, ins, 1), want, 1e-5f);
+    ExpectNear(RunOn(*xnn, g, ins, 2), want, 1e-5f);
+    const int steps = env_free ? ProfiledSteps(*xnn, g) : -1;
+    if (steps >= 0) EXPECT_EQ(steps, c.steps);
+  }
+}
+
+// A CONV_2D whose filter covers its whole input (one output pixel) with
+// fp16-exact weights of >= 256 KiB: gemv_conv.h (face_landmark's 3x3x32 ->
+// 1404 head; N not a multiple of 16 or of the 128-output blocks, 1-3
+// threads, with and without bias, RELU6). Against the reference and the same
+// bits as SLUICE_XNNPACK_FACE=0 (XNNPACK's GEMM). Also weights not exact in
+// fp16 and too small ones (XNNPACK's then; right all the same).
+TEST(XnnpackBackendTest, GemvConvMatchesXnnpack) {
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    int h, w, c, n;
+    bool bias, fp16_exact;
+    ir::Activation act;
+  };
+  const std::vector<Case> cases = {
+      {3, 3, 32, 1404, true, true, ir::Activation::kNone},
+      {3, 3, 32, 233, false, true, ir::Activation::kRelu6},
+      {2, 2, 128, 150, true, true, ir::Activation::kNone},
+      {2, 2, 128, 150, true, false, ir::Activation::kNone},
+      {3, 3, 8, 100, true, true, ir::Activation::kNone},  // 28 KiB
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " -> " << k.n
+                                      << " bias " << k.bias << " fp16 " << k.fp16_exact);
+    const int kk = k.h * k.w * k.c;
+    std::vector<float> w = testing::RandomFloats(k.n * kk, -1, 1, 101);
+    // Multiples of 2^-10 in [-1, 1]: exact in fp16.
+    if (k.fp16_exact) {
+      for (float& v : w) v = std::round(v * 1024.0f) / 1024.0f;
+    }
+    GraphBuilder b("gemv");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const int y = b.Tensor({1, 1, 1, k.n});
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kValid;
+    o.activation = k.act;
+    b.Op(OpType::kConv2D,
+         {x, b.Const({k.n, k.h, k.w, k.c}, w),
+          k.bias ? b.Const({k.n}, testing::RandomFloats(k.n, -1, 1, 102)) : -1},
+         {y}, o);
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(kk, -1, 1, 103);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads");
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-5f);
+      ScopedEnv off("SLUICE_XNNPACK_FACE", "0");
+      const std::vector<float> xnnpack = RunOn(*xnn, g, {in}, threads);
+      ASSERT_EQ(xnnpack.size(), got.size());
+      EXPECT_EQ(std::memcmp(xnnpack.data(), got.data(), got.size() * sizeof(float)), 0)
+          << "SLUICE_XNNPACK_FACE=0 gives other bits";
+    }
+  }
+  // The kernel alone: fp16 exactness is what Supports checks.
+  const float exact[] = {0.5f, -1.0f / 1024, 65504.0f, 0.0f};
+  const float inexact[] = {0.5f, 0.1f};
+  if (PointwiseConvAvailable()) EXPECT_TRUE(GemvConv::Supports(exact, 4));
+  EXPECT_FALSE(GemvConv::Supports(inexact, 2));
 }
 
 // Where the block must not be fused: the ADD's other input is not the
