@@ -55,6 +55,58 @@ __attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float
   v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(clamp[2])), _mm512_set1_ps(clamp[3]));
   _mm512_mask_storeu_ps(out + k, m, v);
 }
+
+__attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, const float* clamp,
+                                                      const float* a, const float* b,
+                                                      float* scratch, int g, int q0, int q1) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t k = static_cast<size_t>(g) * kLanes;
+  const size_t left = c - k;
+  const __mmask16 m = left >= static_cast<size_t>(kLanes)
+                          ? static_cast<__mmask16>(0xffff)
+                          : static_cast<__mmask16>((1u << left) - 1);
+  const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
+  const size_t n = static_cast<size_t>(s.pixels);
+  a += k, b += k;
+  __m512 x[7];
+  for (int q = q0; q < q1; ++q) {
+    const size_t p = static_cast<size_t>(q) * 7;
+    float* o = scratch + static_cast<size_t>(q) * 3 * kLanes;
+#pragma GCC unroll 7
+    for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
+    if (q == 0) {  // the first block's own tree (Group above)
+      _mm512_storeu_ps(
+          o, _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x[0], x[1]), x[6]),
+                           _mm512_add_ps(_mm512_add_ps(x[2], x[3]), _mm512_add_ps(x[4], x[5]))));
+      continue;
+    }
+    _mm512_storeu_ps(o, _mm512_add_ps(_mm512_add_ps(x[0], x[1]), _mm512_add_ps(x[2], x[3])));
+    _mm512_storeu_ps(o + kLanes, _mm512_add_ps(x[4], x[5]));
+    _mm512_storeu_ps(o + 2 * kLanes, x[6]);
+  }
+}
+
+__attribute__((target("avx512f"))) void FinishGroup(const AddMeanShape& s, const float* clamp,
+                                                    float scale, const float* scratch, int blocks,
+                                                    float* out, int g) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t k = static_cast<size_t>(g) * kLanes;
+  const size_t left = c - k;
+  const __mmask16 m = left >= static_cast<size_t>(kLanes)
+                          ? static_cast<__mmask16>(0xffff)
+                          : static_cast<__mmask16>((1u << left) - 1);
+  __m512 acc = _mm512_loadu_ps(scratch);
+  for (int q = 1; q < blocks; ++q) {
+    const float* o = scratch + static_cast<size_t>(q) * 3 * kLanes;
+    // Group's s0123 + ((x4 + x5) + (x6 + acc)).
+    const __m512 s456a = _mm512_add_ps(_mm512_loadu_ps(o + kLanes),
+                                       _mm512_add_ps(_mm512_loadu_ps(o + 2 * kLanes), acc));
+    acc = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
+  }
+  __m512 v = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
+  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(clamp[2])), _mm512_set1_ps(clamp[3]));
+  _mm512_mask_storeu_ps(out + k, m, v);
+}
 #endif
 
 }  // namespace
@@ -75,6 +127,27 @@ void AddMean::Run(const float* a, const float* b, float* out, int group_begin,
   for (int g = group_begin; g < group_end; ++g) Group(s_, clamp_, scale_, a, b, out, g);
 #else
   (void)a, (void)b, (void)out, (void)group_begin, (void)group_end;
+#endif
+}
+
+void AddMean::Partial(const float* a, const float* b, float* scratch, int g, int block_begin,
+                      int block_end) const {
+#if SLUICE_ADDMEAN_AVX512
+  PartialBlocks(s_, clamp_, a, b, scratch + static_cast<size_t>(g) * blocks() * 3 * kLanes, g,
+                block_begin, block_end);
+#else
+  (void)a, (void)b, (void)scratch, (void)g, (void)block_begin, (void)block_end;
+#endif
+}
+
+void AddMean::Finish(const float* scratch, float* out, int group_begin, int group_end) const {
+#if SLUICE_ADDMEAN_AVX512
+  for (int g = group_begin; g < group_end; ++g) {
+    FinishGroup(s_, clamp_, scale_, scratch + static_cast<size_t>(g) * blocks() * 3 * kLanes,
+                blocks(), out, g);
+  }
+#else
+  (void)scratch, (void)out, (void)group_begin, (void)group_end;
 #endif
 }
 

@@ -33,6 +33,17 @@ class AddMean {
   void Run(const float* a, const float* b, float* out, int group_begin, int group_end) const;
   int groups() const { return (s_.channels + 15) / 16; }
 
+  // The same sums in two phases, so that threads can split the pixels (with
+  // 16 channels there is only one group): Partial() stores, for each block
+  // of 7 pixels in [block_begin, block_end) of group g, the three sums that
+  // do not depend on the running total (block 0: its whole sum); Finish()
+  // then runs the chain over the stored sums, in the order above (same bits).
+  int blocks() const { return (s_.pixels + 6) / 7; }
+  size_t ScratchFloats() const { return static_cast<size_t>(groups()) * blocks() * 3 * 16; }
+  void Partial(const float* a, const float* b, float* scratch, int g, int block_begin,
+               int block_end) const;
+  void Finish(const float* scratch, float* out, int group_begin, int group_end) const;
+
  private:
   AddMeanShape s_;
   float clamp_[4];  // add min, max; pool min, max

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include "inference/xnnpack/add_mean.h"
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/dw_pw_block.h"
+#include "inference/xnnpack/elementwise_add.h"
 #include "inference/xnnpack/gated_add.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/narrow_conv.h"
@@ -120,11 +122,13 @@ struct OwnChain {
   int gate = -1, gate_b = -1, gate_mul = -1, gate_add = -1;
   int resize = -1;  // a RESIZE_BILINEAR computed on the fly as a 1x1 conv's
                     // input (resize_bilinear.h); in is then its input
-  int mean = -1;  // a global AVERAGE_POOL_2D of the ADD `conv` (add_mean.h):
+  int mean = -1;  // a global AVERAGE_POOL_2D or MEAN of the ADD `conv` (add_mean.h):
                   // in and residual are the ADD's inputs
   int act = -1;  // a HARD_SWISH after a stem conv, its epilogue (stem_conv.h)
   int matrix = -1;  // with conv a TransformTensorBilinear: its matrix input
                     // (transform_bilinear.h)
+  bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
+                           // residual (elementwise_add.h)
   int out = -1;  // the last op's output
   int last() const { return prelu >= 0 ? prelu : act >= 0 ? act : add >= 0 ? add : conv; }
 };
@@ -543,14 +547,46 @@ bool OwnTransformBilinearShape(const GraphInfo& info, int op_index,
   return true;
 }
 
+// ADD of two float tensors of the same shape, with batch 1 and at least
+// kPlainAddMinFloats elements (a smaller one is not worth cutting an XNNPACK
+// segment for): rows of H.
+// SLUICE_XNNPACK_PLAIN_ADD=0 leaves every such ADD to XNNPACK (for A/B).
+bool PlainAddSplit() { return KernelSwitchOn("SLUICE_XNNPACK_PLAIN_ADD"); }
+constexpr int64_t kPlainAddMinFloats = 64 * 1024;
+bool OwnPlainAddShape(const GraphInfo& info, int add, PlainAddShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& a = g.ops[add];
+  if (a.type != ir::OpType::kAdd || a.inputs.size() != 2 || a.inputs[0] < 0) return false;
+  if (SameShapeAddend(info, add, a.inputs[0]) != a.inputs[1]) return false;
+  const ir::Shape& ys = g.tensors[a.outputs[0]].shape;
+  if (ys.size() != 4 || ys[0] != 1 || ir::NumElements(ys) < kPlainAddMinFloats) return false;
+  PlainAddShape s;
+  s.rows = ys[1];
+  s.row_floats = static_cast<size_t>(ys[2]) * ys[3];
+  if (!PlainAdd::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
+// ADD -> global mean, two-thread fixes (add_mean.h): with threads and few
+// channel groups the pixels are split (AddMean::Partial per group x chunk of
+// 7-pixel blocks, then Finish per group; with 16 channels the one-pass kernel
+// was one item, so the selfie decoders' 128x128 ADD + mean, 2 MiB read, ran
+// on one thread); and a MEAN over H, W (selfie_segmentation_landscape) is
+// fused like AVERAGE_POOL_2D (XNNPACK ran the ADD and the mean as one item
+// each). SLUICE_XNNPACK_ADDMEAN_SPLIT=0 restores both (for A/B).
+bool AddMeanSplit() { return KernelSwitchOn("SLUICE_XNNPACK_ADDMEAN_SPLIT"); }
+
 // ADD (op `add`) of two non-constant [1, H, W, C] float tensors whose sum
-// only a global AVERAGE_POOL_2D (op `pool`: VALID, the whole image) reads:
-// one pass of add_mean.h. The caller checks the sum has no other reader.
+// only a global AVERAGE_POOL_2D (op `pool`: VALID, the whole image) or a
+// MEAN over H and W reads: one pass of add_mean.h. The caller checks the sum
+// has no other reader.
 bool OwnAddMeanShape(const GraphInfo& info, int add, int pool, AddMeanShape* shape) {
   const ir::Graph& g = info.graph();
   const ir::Op& a = g.ops[add];
   const ir::Op& p = g.ops[pool];
-  if (a.type != ir::OpType::kAdd || p.type != ir::OpType::kAveragePool2D ||
+  const bool mean_op = p.type == ir::OpType::kMean && AddMeanSplit();
+  if (a.type != ir::OpType::kAdd || (p.type != ir::OpType::kAveragePool2D && !mean_op) ||
       a.inputs.size() != 2 || a.outputs.size() != 1 || p.inputs.empty() ||
       p.outputs.size() != 1 || p.inputs[0] != a.outputs[0] ||
       a.opts<ir::BinaryOptions>().activation == ir::Activation::kTanh) {
@@ -565,11 +601,26 @@ bool OwnAddMeanShape(const GraphInfo& info, int add, int pool, AddMeanShape* sha
       return false;
     }
   }
-  const auto& o = p.opts<ir::Pool2DOptions>();
-  if (o.padding != ir::Padding::kValid || o.filter_h != ys[1] || o.filter_w != ys[2] ||
-      o.activation == ir::Activation::kTanh ||
-      g.tensors[p.outputs[0]].shape != ir::Shape{1, 1, 1, ys[3]}) {
-    return false;
+  if (mean_op) {
+    // MEAN over H and W: XNNPACK's global average pooling (translate.cc),
+    // unclamped, so the same sums as the pool's.
+    if (p.inputs.size() != 2 || p.inputs[1] < 0 || !info.IsConstant(p.inputs[1])) return false;
+    const ir::Tensor& axes = g.tensors[p.inputs[1]];
+    if (axes.dtype != ir::DType::kInt32 || axes.data.size() != 8) return false;
+    const int32_t* ax = axes.i32();
+    const int a0 = ax[0] < 0 ? ax[0] + 4 : ax[0], a1 = ax[1] < 0 ? ax[1] + 4 : ax[1];
+    const ir::Shape& os = g.tensors[p.outputs[0]].shape;
+    if (std::min(a0, a1) != 1 || std::max(a0, a1) != 2 ||
+        (os != ir::Shape{1, 1, 1, ys[3]} && os != ir::Shape{1, ys[3]})) {
+      return false;
+    }
+  } else {
+    const auto& o = p.opts<ir::Pool2DOptions>();
+    if (o.padding != ir::Padding::kValid || o.filter_h != ys[1] || o.filter_w != ys[2] ||
+        o.activation == ir::Activation::kTanh ||
+        g.tensors[p.outputs[0]].shape != ir::Shape{1, 1, 1, ys[3]}) {
+      return false;
+    }
   }
   AddMeanShape s;
   s.pixels = ys[1] * ys[2], s.channels = ys[3];
@@ -1089,6 +1140,20 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A large ADD of two same-shape tensors left to XNNPACK (which runs it as
+  // one item): on our row-split kernel when there are threads.
+  if (OwnGemmEnabled() && pool_ != nullptr && PlainAddSplit()) {
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || !OwnPlainAddShape(info, i, nullptr)) continue;
+      OwnChain c;
+      c.conv = i, c.plain_add = true;
+      c.in = graph.ops[i].inputs[0], c.residual = graph.ops[i].inputs[1];
+      c.out = graph.ops[i].outputs[0];
+      kind[i] = Kind::kOwn;
+      chains[i] = c;
+    }
+  }
+
   // MediaPipe's TransformTensorBilinear (no XNNPACK node: an island else)
   // on our kernel (transform_bilinear.h).
   for (int i = 0; i < num_ops; ++i) {
@@ -1492,6 +1557,38 @@ struct AddMeanGroups {
     kernel.Run(a, b, out, group_begin, group_end);
   }
 };
+constexpr int kAddMeanChunkBlocks = 64;  // 448 pixels per task
+struct AddMeanTask {
+  AddMean kernel;
+  const float* a;
+  const float* b;
+  float* out;
+  int chunks = 1;
+  std::vector<float> storage;
+  float* scratch = nullptr;  // storage's data: Partial's sums, Finish reads them
+};
+void RunAddMeanPartial(void* context, size_t g, size_t chunk) {
+  const auto* t = static_cast<const AddMeanTask*>(context);
+  PoolTakeOver(t);
+  const int q0 = static_cast<int>(chunk) * kAddMeanChunkBlocks;
+  const int q1 = std::min(t->kernel.blocks(), q0 + kAddMeanChunkBlocks);
+  t->kernel.Partial(t->a, t->b, t->scratch, static_cast<int>(g), q0, q1);
+  PoolHandOff(t);
+}
+void RunAddMeanFinish(void* context, size_t g) {
+  const auto* t = static_cast<const AddMeanTask*>(context);
+  PoolTakeOver(t);
+  t->kernel.Finish(t->scratch, t->out, static_cast<int>(g), static_cast<int>(g) + 1);
+  PoolHandOff(t);
+}
+
+struct PlainAddRows {
+  PlainAdd kernel;
+  const float* b;
+  void Run(const float* a, float* out, int row_begin, int row_end) const {
+    kernel.Run(a, b, out, row_begin, row_end);
+  }
+};
 struct TransformRows {
   TransformBilinear kernel;
   const float* matrix;
@@ -1539,6 +1636,19 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     return PrepareBandKernel(
         g, c, std::make_shared<const DepthwisePointwise>(dw, pw, c.residual_channels));
   }
+  if (c.plain_add) {
+    PlainAddShape shape;
+    if (!OwnPlainAddShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::BinaryOptions>().activation, &lo, &hi);
+    const auto* b = static_cast<const float*>(TensorAddress(c.residual));
+    if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    return PrepareRowKernel(
+        g, c, std::make_shared<const PlainAddRows>(PlainAddRows{PlainAdd(shape, lo, hi), b}),
+        shape.rows);
+  }
   if (c.mean >= 0) {
     AddMeanShape shape;
     if (!OwnAddMeanShape(info, c.conv, c.mean, &shape)) {
@@ -1546,11 +1656,34 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     }
     float alo, ahi, plo, phi;
     ir::ActivationRange(op.opts<ir::BinaryOptions>().activation, &alo, &ahi);
-    ir::ActivationRange(g.ops[c.mean].opts<ir::Pool2DOptions>().activation, &plo, &phi);
+    if (g.ops[c.mean].type == ir::OpType::kMean) {  // unclamped (translate.cc)
+      plo = -std::numeric_limits<float>::infinity();
+      phi = std::numeric_limits<float>::infinity();
+    } else {
+      ir::ActivationRange(g.ops[c.mean].opts<ir::Pool2DOptions>().activation, &plo, &phi);
+    }
     const auto* b = static_cast<const float*>(TensorAddress(c.residual));
     if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
     AddMean k(shape, alo, ahi, plo, phi);
     const int groups = k.groups();
+    const int chunks = (k.blocks() + kAddMeanChunkBlocks - 1) / kAddMeanChunkBlocks;
+    if (pool && AddMeanSplit() && chunks >= 2 &&
+        static_cast<size_t>(groups) < 2 * pthreadpool_get_threads_count(pool)) {
+      auto task = std::make_shared<AddMeanTask>(AddMeanTask{
+          k, static_cast<const float*>(TensorAddress(c.in)), b,
+          static_cast<float*>(TensorAddress(c.out)), chunks, {}, nullptr});
+      if (!task->a || !task->out) {
+        return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+      }
+      task->storage.assign(k.ScratchFloats(), 0.0f);
+      task->scratch = task->storage.data();
+      return reference::Kernel([task, pool, groups, chunks] {
+        PoolHandOff(task.get());
+        pthreadpool_parallelize_2d(pool, RunAddMeanPartial, task.get(), groups, chunks, 0);
+        pthreadpool_parallelize_1d(pool, RunAddMeanFinish, task.get(), groups, 0);
+        PoolTakeOver(task.get());
+      });
+    }
     return PrepareRowKernel(g, c, std::make_shared<const AddMeanGroups>(AddMeanGroups{k, b}),
                             groups);
   }

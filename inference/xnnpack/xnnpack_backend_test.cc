@@ -17,6 +17,7 @@
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/upsample_conv.h"
+#include "inference/xnnpack/work_pool.h"
 #include "util/scoped_env.h"
 
 namespace sluice::inference::xnn {
@@ -1221,6 +1222,103 @@ TEST(XnnpackBackendTest, AddThenGlobalMeanMatchesReference) {
     ExpectNear(RunOn(*xnn, g, in, 2), RunOn(*ref, g, in), 1e-5f);
     const int steps = ProfiledSteps(*xnn, g);
     if (steps >= 0) EXPECT_EQ(steps, 2);
+  }
+}
+
+// The two-thread paths for ADDs (SLUICE_XNNPACK_ADDMEAN_SPLIT,
+// SLUICE_XNNPACK_PLAIN_ADD): ADD -> mean with the pixels split across
+// threads (few channel groups, more than 2 x 448 pixels), ADD -> MEAN over
+// H and W fused like the pooling (keep_dims or not), and a large same-shape
+// ADD split by rows (>= 64 Ki elements). Near the reference on 1-3 threads,
+// and the same bits as with the switches off (XNNPACK's nodes, or the
+// one-pass kernel).
+ir::Graph AddSpatialMeanGraph(const AddMeanCase& k, bool keep_dims) {
+  GraphBuilder b("add_spatial_mean");
+  const ir::Shape shape{1, k.h, k.w, k.c};
+  const int x = b.Input(shape), r = b.Input(shape);
+  const int s = b.Tensor(shape);
+  ir::BinaryOptions a;
+  a.activation = k.add_act;
+  b.Op(OpType::kAdd, {x, r}, {s}, a);
+  const int axes = b.ConstInt({2}, {1, 2});
+  const int m = b.Tensor(keep_dims ? ir::Shape{1, 1, 1, k.c} : ir::Shape{1, k.c});
+  b.Op(OpType::kMean, {s, axes}, {m}, ir::ReducerOptions{keep_dims});
+  b.Output(m);
+  return b.Build();
+}
+ir::Graph PlainAddGraph(const ir::Shape& shape, ir::Activation act) {
+  GraphBuilder b("plain_add");
+  const int x = b.Input(shape), r = b.Input(shape);
+  const int s = b.Tensor(shape);
+  ir::BinaryOptions a;
+  a.activation = act;
+  b.Op(OpType::kAdd, {x, r}, {s}, a);
+  b.Output(s);
+  return b.Build();
+}
+
+// Parallel calls one Invoke() makes on `threads` threads (WorkPool only).
+int PoolCallsPerInvoke(const Backend& backend, const ir::Graph& g, int threads) {
+  auto m = backend.Compile(g, BackendOptions{threads});
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return -1;
+  const uint64_t before = WorkPoolCallCount();
+  EXPECT_TRUE((*m)->Invoke().ok());
+  return static_cast<int>(WorkPoolCallCount() - before);
+}
+
+TEST(XnnpackBackendTest, TwoThreadAddPathsAreBitExactWithTheirSwitchesOff) {
+  using A = ir::Activation;
+  if (std::getenv("SLUICE_XNNPACK_ADDMEAN_SPLIT") || std::getenv("SLUICE_XNNPACK_PLAIN_ADD")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    ir::Graph graph;
+    const char* sw;
+  };
+  std::vector<Case> cases = {
+      {AddMeanGraph({64, 64, 16, A::kNone, A::kNone}), "SLUICE_XNNPACK_ADDMEAN_SPLIT"},
+      {AddMeanGraph({70, 41, 5, A::kRelu, A::kRelu6}), "SLUICE_XNNPACK_ADDMEAN_SPLIT"},
+      {AddMeanGraph({33, 30, 40, A::kNone, A::kNone}), "SLUICE_XNNPACK_ADDMEAN_SPLIT"},
+      {AddSpatialMeanGraph({72, 128, 16, A::kNone, A::kNone}, true),
+       "SLUICE_XNNPACK_ADDMEAN_SPLIT"},
+      {AddSpatialMeanGraph({9, 11, 24, A::kRelu6, A::kNone}, false),
+       "SLUICE_XNNPACK_ADDMEAN_SPLIT"},
+      {PlainAddGraph({1, 128, 128, 8}, A::kNone), "SLUICE_XNNPACK_PLAIN_ADD"},
+      {PlainAddGraph({1, 70, 41, 23}, A::kRelu6), "SLUICE_XNNPACK_PLAIN_ADD"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    const ir::Graph& g = cases[i].graph;
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> on = RunOn(*xnn, g, in, threads);
+      ExpectNear(on, want, 1e-5f);
+      setenv(cases[i].sw, "0", 1);
+      const std::vector<float> off = RunOn(*xnn, g, in, threads);
+      unsetenv(cases[i].sw);
+      ASSERT_EQ(on.size(), off.size());
+      EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size() * sizeof(float)), 0)
+          << threads << " threads";
+    }
+  }
+  // Which path ran: the MEAN fused (one step), the split ADD + mean as two
+  // parallel calls (partial sums, then the chain) instead of one.
+  for (bool keep : {true, false}) {
+    const int steps =
+        ProfiledSteps(*xnn, AddSpatialMeanGraph({9, 11, 24, A::kRelu6, A::kNone}, keep));
+    if (steps >= 0) EXPECT_EQ(steps, 1);
+  }
+  if (PointwiseConvAvailable() && XnnpackUsesWorkPool() && !std::getenv("SLUICE_POOL") &&
+      !std::getenv("SLUICE_XNNPACK_OWN_GEMM") && !std::getenv("SLUICE_XNNPACK_FUSE_ADD")) {
+    const ir::Graph g = AddMeanGraph({64, 64, 16, A::kNone, A::kNone});
+    EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 2);
+    setenv("SLUICE_XNNPACK_ADDMEAN_SPLIT", "0", 1);
+    EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 1);
+    unsetenv("SLUICE_XNNPACK_ADDMEAN_SPLIT");
   }
 }
 
