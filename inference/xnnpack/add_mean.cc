@@ -27,23 +27,40 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 Px(const float* 
   return _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
 }
 
+// The lanes of 16-channel group starting at channel k that hold channels.
+inline __mmask16 GroupMask(size_t c, size_t k) {
+  const size_t left = c - k;
+  return left >= static_cast<size_t>(kLanes) ? static_cast<__mmask16>(0xffff)
+                                             : static_cast<__mmask16>((1u << left) - 1);
+}
+
+// XNNPACK's sum of the first 7 pixels: ((x0 + x1) + x6) + ((x2 + x3) + (x4 + x5)).
+__attribute__((target("avx512f"), always_inline)) inline __m512 FirstBlockSum(const __m512* x) {
+  return _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x[0], x[1]), x[6]),
+                       _mm512_add_ps(_mm512_add_ps(x[2], x[3]), _mm512_add_ps(x[4], x[5])));
+}
+
+// The mean (sum x scale), clamped by the pool's activation, stored.
+__attribute__((target("avx512f"), always_inline)) inline void StoreMean(
+    __m512 acc, float scale, const float* clamp, __mmask16 m, float* out) {
+  __m512 v = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
+  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(clamp[2])), _mm512_set1_ps(clamp[3]));
+  _mm512_mask_storeu_ps(out, m, v);
+}
+
 __attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float* clamp,
                                               float scale, const float* a, const float* b,
                                               float* out, int g) {
   const size_t c = static_cast<size_t>(s.channels);
   const size_t k = static_cast<size_t>(g) * kLanes;
-  const size_t left = c - k;
-  const __mmask16 m = left >= static_cast<size_t>(kLanes)
-                          ? static_cast<__mmask16>(0xffff)
-                          : static_cast<__mmask16>((1u << left) - 1);
+  const __mmask16 m = GroupMask(c, k);
   const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
   const size_t n = static_cast<size_t>(s.pixels);
   a += k, b += k;
   __m512 x[7];
 #pragma GCC unroll 7
   for (int j = 0; j < 7; ++j) x[j] = Px(a, b, j, n, c, m, alo, ahi);
-  __m512 acc = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x[0], x[1]), x[6]),
-                             _mm512_add_ps(_mm512_add_ps(x[2], x[3]), _mm512_add_ps(x[4], x[5])));
+  __m512 acc = FirstBlockSum(x);
   for (size_t p = 7; p < n; p += 7) {
 #pragma GCC unroll 7
     for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
@@ -51,9 +68,7 @@ __attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float
     const __m512 s456a = _mm512_add_ps(_mm512_add_ps(x[4], x[5]), _mm512_add_ps(x[6], acc));
     acc = _mm512_add_ps(s0123, s456a);
   }
-  __m512 v = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
-  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(clamp[2])), _mm512_set1_ps(clamp[3]));
-  _mm512_mask_storeu_ps(out + k, m, v);
+  StoreMean(acc, scale, clamp, m, out + k);
 }
 
 __attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, const float* clamp,
@@ -61,10 +76,7 @@ __attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, con
                                                       float* scratch, int g, int q0, int q1) {
   const size_t c = static_cast<size_t>(s.channels);
   const size_t k = static_cast<size_t>(g) * kLanes;
-  const size_t left = c - k;
-  const __mmask16 m = left >= static_cast<size_t>(kLanes)
-                          ? static_cast<__mmask16>(0xffff)
-                          : static_cast<__mmask16>((1u << left) - 1);
+  const __mmask16 m = GroupMask(c, k);
   const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
   const size_t n = static_cast<size_t>(s.pixels);
   a += k, b += k;
@@ -75,9 +87,7 @@ __attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, con
 #pragma GCC unroll 7
     for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
     if (q == 0) {  // the first block's own tree (Group above)
-      _mm512_storeu_ps(
-          o, _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x[0], x[1]), x[6]),
-                           _mm512_add_ps(_mm512_add_ps(x[2], x[3]), _mm512_add_ps(x[4], x[5]))));
+      _mm512_storeu_ps(o, FirstBlockSum(x));
       continue;
     }
     _mm512_storeu_ps(o, _mm512_add_ps(_mm512_add_ps(x[0], x[1]), _mm512_add_ps(x[2], x[3])));
@@ -91,10 +101,7 @@ __attribute__((target("avx512f"))) void FinishGroup(const AddMeanShape& s, const
                                                     float* out, int g) {
   const size_t c = static_cast<size_t>(s.channels);
   const size_t k = static_cast<size_t>(g) * kLanes;
-  const size_t left = c - k;
-  const __mmask16 m = left >= static_cast<size_t>(kLanes)
-                          ? static_cast<__mmask16>(0xffff)
-                          : static_cast<__mmask16>((1u << left) - 1);
+  const __mmask16 m = GroupMask(c, k);
   __m512 acc = _mm512_loadu_ps(scratch);
   for (int q = 1; q < blocks; ++q) {
     const float* o = scratch + static_cast<size_t>(q) * 3 * kLanes;
@@ -103,9 +110,7 @@ __attribute__((target("avx512f"))) void FinishGroup(const AddMeanShape& s, const
                                        _mm512_add_ps(_mm512_loadu_ps(o + 2 * kLanes), acc));
     acc = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
   }
-  __m512 v = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
-  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(clamp[2])), _mm512_set1_ps(clamp[3]));
-  _mm512_mask_storeu_ps(out + k, m, v);
+  StoreMean(acc, scale, clamp, m, out + k);
 }
 #endif
 
