@@ -1154,6 +1154,21 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A RESIZE_BILINEAR no 1x1 absorbed (above) on its own: our kernel
+  // (resize_bilinear.h, XNNPACK's arithmetic) row by row, split across
+  // threads. SLUICE_XNNPACK_RESIZE=0 leaves it to XNNPACK.
+  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_RESIZE")) {
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || !OwnResizeShape(info, i, nullptr)) continue;
+      OwnChain c;
+      c.conv = i;
+      c.in = graph.ops[i].inputs[0];
+      c.out = graph.ops[i].outputs[0];
+      kind[i] = Kind::kOwn;
+      chains[i] = c;
+    }
+  }
+
   // MediaPipe's TransformTensorBilinear (no XNNPACK node: an island else)
   // on our kernel (transform_bilinear.h).
   for (int i = 0; i < num_ops; ++i) {
@@ -1596,6 +1611,15 @@ struct TransformRows {
     kernel.Run(in, matrix, out, row_begin, row_end);
   }
 };
+struct ResizeRows {
+  ResizeBilinear kernel;
+  void Run(const float* in, float* out, int row_begin, int row_end) const {
+    const ResizeShape& s = kernel.shape();
+    const size_t first = static_cast<size_t>(row_begin) * s.out_w;
+    kernel.Fill(in, first, static_cast<size_t>(row_end - row_begin) * s.out_w,
+                out + first * s.channels);
+  }
+};
 struct GatedAddRows {
   GatedAdd kernel;
   const float* gate;
@@ -1648,6 +1672,14 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     return PrepareRowKernel(
         g, c, std::make_shared<const PlainAddRows>(PlainAddRows{PlainAdd(shape, lo, hi), b}),
         shape.rows);
+  }
+  if (op.type == ir::OpType::kResizeBilinear) {
+    ResizeShape shape;
+    if (!OwnResizeShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    return PrepareRowKernel(
+        g, c, std::make_shared<const ResizeRows>(ResizeRows{ResizeBilinear(shape)}), shape.out_h);
   }
   if (c.mean >= 0) {
     AddMeanShape shape;

@@ -1166,6 +1166,47 @@ TEST(XnnpackBackendTest, ResizeIntoPointwiseConvMatchesReference) {
   if (steps >= 0) EXPECT_EQ(steps, 2);
 }
 
+// A RESIZE_BILINEAR that no 1x1 absorbs runs alone on our kernel
+// (resize_bilinear.h), rows split across threads: up and down, odd sizes,
+// each of TFLite's coordinate modes, 1 to 1152 channels. Near the reference
+// and the same bits as XNNPACK's node (SLUICE_XNNPACK_RESIZE=0).
+TEST(XnnpackBackendTest, StandaloneResizeIsBitExactWithXnnpack) {
+  if (std::getenv("SLUICE_XNNPACK_RESIZE")) GTEST_SKIP() << "switch set outside";
+  struct Case {
+    int h, w, oh, ow, c;
+    bool align, half;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{128, 128, 256, 256, 8, false, true}, Case{5, 7, 11, 9, 5, true, false},
+                        Case{9, 6, 4, 13, 16, false, false}, Case{1, 1, 3, 2, 24, false, true},
+                        Case{12, 12, 24, 24, 1152, false, false}, Case{7, 3, 7, 3, 1, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " -> " << k.oh << "x" << k.ow << " c"
+                                      << k.c << " align " << k.align << " half " << k.half);
+    GraphBuilder b("resize");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const int y = b.Tensor({1, k.oh, k.ow, k.c});
+    b.Op(OpType::kResizeBilinear, {x, b.ConstInt({2}, {k.oh, k.ow})}, {y},
+         ir::ResizeBilinearOptions{k.align, k.half});
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 121);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> ours = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(ours, want, 1e-5f);
+      std::vector<float> xnnpack;
+      {
+        ScopedEnv off("SLUICE_XNNPACK_RESIZE", "0");
+        xnnpack = RunOn(*xnn, g, {in}, threads);
+      }
+      ASSERT_EQ(ours.size(), xnnpack.size());
+      EXPECT_EQ(std::memcmp(ours.data(), xnnpack.data(), ours.size() * sizeof(float)), 0)
+          << "threads " << threads;
+    }
+  }
+}
+
 // ADD -> global AVERAGE_POOL_2D in one pass (add_mean.h): more than 7
 // pixels (8, a multiple of 7, odd counts, 64x64), C = 16, 5, 24, 40; the
 // activations of both ops. `filter_h` < h: a pooling that is not global;
