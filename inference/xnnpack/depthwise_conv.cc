@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "inference/xnnpack/pointwise_conv.h"
 
@@ -68,6 +69,70 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
   }
 }
 
+// NB pixel pairs of a flat row (channels = 8 mod 16, stride 1): P = C / 8
+// registers per pair, all lanes used. Lane l of register v is channel
+// (16 v + l) mod C of pixel 2 (v / P) + ...; per lane the same taps in the
+// same order as Pixels (bias, kx outer, ky inner), so the same bits.
+// `off`: the tap (kx 0) input offset of the first pixel; `fw`: flat_.
+template <int K, int P, int NB>
+__attribute__((target("avx512f"), always_inline)) inline void FlatPairs(
+    const float* const* rows, size_t off, size_t c, const float* fw, __m512 lo, __m512 hi,
+    float* out) {
+  constexpr int V = P * NB;
+  __m512 acc[V];
+#pragma GCC unroll 16
+  for (int v = 0; v < V; ++v) acc[v] = _mm512_loadu_ps(fw + kGroup * (v % P));
+#pragma GCC unroll 8
+  for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+    for (int ky = 0; ky < K; ++ky) {
+      const float* p = rows[ky] + off + kx * c;
+      const float* wt = fw + kGroup * P * (1 + ky * K + kx);
+#pragma GCC unroll 8
+      for (int j = 0; j < P; ++j) {
+        const __m512 w = _mm512_loadu_ps(wt + kGroup * j);
+#pragma GCC unroll 16
+        for (int b = 0; b < NB; ++b) {
+          const int v = b * P + j;
+          acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + kGroup * v), w, acc[v]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int v = 0; v < V; ++v) {
+    _mm512_storeu_ps(out + kGroup * v, _mm512_min_ps(_mm512_max_ps(acc[v], lo), hi));
+  }
+}
+
+// The interior [x_lo, x_hi) of a flat row, pairs then a last odd pixel.
+template <int K, int P, int NB>
+__attribute__((target("avx512f"))) void FlatInterior(const DepthwiseShape& s, const float* fw,
+                                                     const float* packed, __m512 lo, __m512 hi,
+                                                     const float* const* rows0, int x_lo, int x_hi,
+                                                     float* o0) {
+  const size_t c = static_cast<size_t>(s.channels);
+  int x = x_lo;
+  for (; x + 2 * NB <= x_hi; x += 2 * NB) {
+    FlatPairs<K, P, NB>(rows0, static_cast<size_t>(x - s.pad_left) * c, c, fw, lo, hi,
+                        o0 + static_cast<size_t>(x) * c);
+  }
+  for (; x + 2 <= x_hi; x += 2) {
+    FlatPairs<K, P, 1>(rows0, static_cast<size_t>(x - s.pad_left) * c, c, fw, lo, hi,
+                       o0 + static_cast<size_t>(x) * c);
+  }
+  if (x < x_hi) {
+    const int groups = (s.channels + kGroup - 1) / kGroup;
+    for (int g = 0; g < groups; ++g) {
+      const int left = s.channels - g * kGroup;
+      const __mmask16 mask = static_cast<__mmask16>(left >= kGroup ? 0xffffu : ((1u << left) - 1));
+      const size_t gofs = static_cast<size_t>(g) * kGroup;
+      Pixels<K, 1>(rows0, static_cast<size_t>(x - s.pad_left) * c + gofs, c, 0,
+                   packed + gofs * (K * K + 1), mask, lo, hi, o0 + static_cast<size_t>(x) * c + gofs);
+    }
+  }
+}
+
 // One output row `y`, all channels. Inside the image (every tap in range) the
 // row is walked in blocks of kBlock pixels, all 16-channel groups of a block
 // before the next block: consecutive groups read consecutive memory (NHWC),
@@ -77,7 +142,8 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
 constexpr int kBlock = 8;
 template <int K>
 __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
-                                            float out_min, float out_max,
+                                            const float* flat, int phases, float out_min,
+                                            float out_max,
                                             const float* const* rows0, int ky_lo, int ky_hi,
                                             float* o0) {
   const size_t c = static_cast<size_t>(s.channels);
@@ -105,6 +171,16 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
     for (int x = x_hi == x_lo ? x_lo : x_hi; x < s.out_w; ++x) {
       Edge<K>(s, x, ky_lo, ky_hi, rows, w, bias, lo, hi, mask, o);
     }
+  }
+  if (flat && x_hi > x_lo) {
+    if (phases == 1) {
+      FlatInterior<K, 1, 8>(s, flat, packed, lo, hi, rows0, x_lo, x_hi, o0);
+    } else if (phases == 3) {
+      FlatInterior<K, 3, 4>(s, flat, packed, lo, hi, rows0, x_lo, x_hi, o0);
+    } else {
+      FlatInterior<K, 5, 2>(s, flat, packed, lo, hi, rows0, x_lo, x_hi, o0);
+    }
+    return;
   }
   // The interior, block by block: kBlock pixels at a time, each with its
   // own accumulator, so that the FMA chains (one per pixel, in XNNPACK's
@@ -169,6 +245,22 @@ DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, cons
     dst[0] = bias ? bias[ch] : 0.0f;
     for (int t = 0; t < taps; ++t) dst[kGroup * (t + 1)] = weights[t * s.channels + ch];
   }
+  // SLUICE_XNNPACK_DW_FLAT=0: 16-channel groups only (for A/B).
+  static const bool flat_on = [] {
+    const char* e = std::getenv("SLUICE_XNNPACK_DW_FLAT");
+    return !(e && *e == '0');
+  }();
+  if (flat_on && s.stride_w == 1 && s.channels % kGroup == 8 && s.channels <= 40) {
+    phases_ = s.channels / 8;
+    flat_.assign(static_cast<size_t>(taps + 1) * phases_ * kGroup, 0.0f);
+    for (int t = 0; t <= taps; ++t) {
+      for (int i = 0; i < phases_ * kGroup; ++i) {
+        const int ch = i % s.channels;
+        flat_[static_cast<size_t>(t) * phases_ * kGroup + i] =
+            packed_[(ch / kGroup) * group_floats + ch % kGroup + kGroup * t];
+      }
+    }
+  }
 }
 
 void DepthwiseConv::Run(const float* in, float* out, int row_begin, int row_end) const {
@@ -211,10 +303,11 @@ void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) cons
 #if SLUICE_DEPTHWISE_AVX512
   const int iy0 = y * s_.stride_h - s_.pad_top;
   const int ky_lo = std::max(0, -iy0), ky_hi = std::min(s_.kernel, s_.in_h - iy0);
+  const float* flat = flat_.empty() ? nullptr : flat_.data();
   if (s_.kernel == 3) {
-    Row<3>(s_, packed_, min_, max_, rows, ky_lo, ky_hi, out_row);
+    Row<3>(s_, packed_, flat, phases_, min_, max_, rows, ky_lo, ky_hi, out_row);
   } else {
-    Row<5>(s_, packed_, min_, max_, rows, ky_lo, ky_hi, out_row);
+    Row<5>(s_, packed_, flat, phases_, min_, max_, rows, ky_lo, ky_hi, out_row);
   }
 #else
   (void)rows, (void)y, (void)out_row;

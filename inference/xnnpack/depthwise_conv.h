@@ -54,6 +54,12 @@ class DepthwiseConv {
   float add_min_ = 0, add_max_ = 0;
   std::vector<float> storage_;
   float* packed_ = nullptr;  // per 16-channel group: 16 biases, then K*K x 16 weights
+  // channels = 8 mod 16 (8, 24, 40), stride_w 1: the row's interior is one
+  // flat array of channels-periodic floats, two pixels = phases_ full
+  // registers (no half-empty 8-channel group). Per tap (bias first) and
+  // phase j: 16 floats for channels (16 j + lane) mod C. Empty: not used.
+  std::vector<float> flat_;
+  int phases_ = 0;
 };
 
 }  // namespace sluice::inference::xnn

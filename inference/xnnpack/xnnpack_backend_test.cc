@@ -303,7 +303,9 @@ TEST(XnnpackBackendTest, NarrowPointwiseMatchesWideTileBitForBit) {
 // harness's 8-channel cases: wide layers (384, 672 channels), a last
 // 16-channel group partly used (40, 72), strides 1 and 2, 3x3 and 5x5, SAME
 // and VALID, rows whose interior is not a whole number of 8-pixel blocks,
-// images smaller than the kernel, each activation.
+// images smaller than the kernel, each activation; C = 8, 24, 40 at stride 1
+// (the flat pixel-pair path: whole blocks of pairs, a lone pair, an odd
+// last pixel).
 TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
   struct Case {
     int h, w, c, k, stride;
@@ -318,7 +320,11 @@ TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
                         Case{9, 30, 72, 3, 1, ir::Padding::kValid, ir::Activation::kRelu6},
                         Case{13, 21, 24, 5, 2, ir::Padding::kValid, ir::Activation::kNone},
                         Case{2, 3, 96, 5, 1, ir::Padding::kSame, ir::Activation::kNone},
-                        Case{28, 28, 144, 5, 2, ir::Padding::kSame, ir::Activation::kRelu}}) {
+                        Case{28, 28, 144, 5, 2, ir::Padding::kSame, ir::Activation::kRelu},
+                        Case{11, 23, 24, 3, 1, ir::Padding::kSame, ir::Activation::kRelu6},
+                        Case{6, 19, 40, 5, 1, ir::Padding::kSame, ir::Activation::kNone},
+                        Case{9, 37, 8, 3, 1, ir::Padding::kValid, ir::Activation::kRelu},
+                        Case{5, 4, 24, 3, 1, ir::Padding::kSame, ir::Activation::kNone}}) {
     GraphBuilder b("depthwise");
     const int x = b.Input({1, k.h, k.w, k.c});
     const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
