@@ -51,6 +51,24 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, f
   }
 }
 
+// The same bits: the own kernels keep the float operations, in order, of the
+// path their A/B switch restores. `what` names the comparison on failure.
+void ExpectSameBits(const std::vector<float>& got, const std::vector<float>& want,
+                    const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << what;
+}
+
+// RunOn with an own kernel's A/B switch `name` set to "0" (read when a model
+// is compiled).
+std::vector<float> RunOnSwitchedOff(const char* name, const Backend& backend,
+                                    const ir::Graph& graph,
+                                    const std::vector<std::vector<float>>& inputs, int threads,
+                                    std::vector<std::string>* placement = nullptr) {
+  ScopedEnv off(name, "0");
+  return RunOn(backend, graph, inputs, threads, placement);
+}
+
 // in [1,5,5,3] -> conv 3x3 SAME -> (t1) ; conv 1x1 -> (t2); CONCAT(t1, t2) on
 // channels (no XNNPACK node in this version) -> ADD bias -> RELU6: the concat
 // must run as a reference island between two XNNPACK runs.
@@ -280,11 +298,8 @@ TEST(XnnpackBackendTest, NarrowPointwiseMatchesWideTileBitForBit) {
                                             << " variant=" << variant);
           const std::vector<float> want = RunOn(*ref, g, in);
           for (int threads = 1; threads <= 3; ++threads) {
-            std::vector<float> wide;
-            {
-              ScopedEnv off("SLUICE_XNNPACK_PW_NARROW", "0");
-              wide = RunOn(*xnn, g, in, threads);
-            }
+            const std::vector<float> wide =
+                RunOnSwitchedOff("SLUICE_XNNPACK_PW_NARROW", *xnn, g, in, threads);
             const std::vector<float> got = RunOn(*xnn, g, in, threads);
             ASSERT_EQ(got.size(), wide.size());
             ASSERT_EQ(std::memcmp(got.data(), wide.data(), got.size() * sizeof(float)), 0)
@@ -403,11 +418,8 @@ TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
       const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
       ExpectNear(got, want, 1e-5f);
       for (const char* off : {"SLUICE_XNNPACK_NARROW_STREAM", "SLUICE_XNNPACK_NARROW"}) {
-        ScopedEnv e(off, "0");
-        const std::vector<float> other = RunOn(*xnn, g, {in}, threads);
-        ASSERT_EQ(other.size(), got.size());
-        EXPECT_EQ(std::memcmp(other.data(), got.data(), got.size() * sizeof(float)), 0)
-            << off << "=0 gives other bits";
+        ExpectSameBits(RunOnSwitchedOff(off, *xnn, g, {in}, threads), got,
+                       std::string(off) + "=0 gives other bits");
       }
     }
   }
@@ -776,11 +788,8 @@ TEST(XnnpackBackendTest, DwPwBlocksWideWithPreluMatchUnfused) {
       const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
       // (Chained unclamped blocks: FMA vs the reference's rounding.)
       ExpectNear(got, want, 3e-5f);
-      ScopedEnv off("SLUICE_XNNPACK_FACE", "0");
-      const std::vector<float> unfused = RunOn(*xnn, g, {in}, threads);
-      ASSERT_EQ(unfused.size(), got.size());
-      EXPECT_EQ(std::memcmp(unfused.data(), got.data(), got.size() * sizeof(float)), 0)
-          << "SLUICE_XNNPACK_FACE=0 gives other bits";
+      ExpectSameBits(RunOnSwitchedOff("SLUICE_XNNPACK_FACE", *xnn, g, {in}, threads), got,
+                     "SLUICE_XNNPACK_FACE=0 gives other bits");
     }
     if (!env_free) continue;
     const int steps = ProfiledSteps(*xnn, g);
@@ -882,11 +891,8 @@ TEST(XnnpackBackendTest, GemvConvMatchesXnnpack) {
       SCOPED_TRACE(::testing::Message() << threads << " threads");
       const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
       ExpectNear(got, want, 1e-5f);
-      ScopedEnv off("SLUICE_XNNPACK_FACE", "0");
-      const std::vector<float> xnnpack = RunOn(*xnn, g, {in}, threads);
-      ASSERT_EQ(xnnpack.size(), got.size());
-      EXPECT_EQ(std::memcmp(xnnpack.data(), got.data(), got.size() * sizeof(float)), 0)
-          << "SLUICE_XNNPACK_FACE=0 gives other bits";
+      ExpectSameBits(RunOnSwitchedOff("SLUICE_XNNPACK_FACE", *xnn, g, {in}, threads), got,
+                     "SLUICE_XNNPACK_FACE=0 gives other bits");
     }
   }
   // The kernel alone: fp16 exactness is what Supports checks.
@@ -1201,14 +1207,8 @@ TEST(XnnpackBackendTest, StandaloneResizeIsBitExactWithXnnpack) {
     for (int threads : {1, 2, 3}) {
       const std::vector<float> ours = RunOn(*xnn, g, {in}, threads);
       ExpectNear(ours, want, 1e-5f);
-      std::vector<float> xnnpack;
-      {
-        ScopedEnv off("SLUICE_XNNPACK_RESIZE", "0");
-        xnnpack = RunOn(*xnn, g, {in}, threads);
-      }
-      ASSERT_EQ(ours.size(), xnnpack.size());
-      EXPECT_EQ(std::memcmp(ours.data(), xnnpack.data(), ours.size() * sizeof(float)), 0)
-          << "threads " << threads;
+      ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
     }
   }
 }
@@ -1344,12 +1344,8 @@ TEST(XnnpackBackendTest, TwoThreadAddPathsAreBitExactWithTheirSwitchesOff) {
     for (int threads : {1, 2, 3}) {
       const std::vector<float> on = RunOn(*xnn, g, in, threads);
       ExpectNear(on, want, 1e-5f);
-      setenv(cases[i].sw, "0", 1);
-      const std::vector<float> off = RunOn(*xnn, g, in, threads);
-      unsetenv(cases[i].sw);
-      ASSERT_EQ(on.size(), off.size());
-      EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size() * sizeof(float)), 0)
-          << threads << " threads";
+      ExpectSameBits(on, RunOnSwitchedOff(cases[i].sw, *xnn, g, in, threads),
+                     std::to_string(threads) + " threads");
     }
   }
   // Which path ran: the MEAN fused (one step), the split ADD + mean as two
@@ -1363,9 +1359,8 @@ TEST(XnnpackBackendTest, TwoThreadAddPathsAreBitExactWithTheirSwitchesOff) {
       !std::getenv("SLUICE_XNNPACK_OWN_GEMM") && !std::getenv("SLUICE_XNNPACK_FUSE_ADD")) {
     const ir::Graph g = AddMeanGraph({64, 64, 16, A::kNone, A::kNone});
     EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 2);
-    setenv("SLUICE_XNNPACK_ADDMEAN_SPLIT", "0", 1);
+    ScopedEnv off("SLUICE_XNNPACK_ADDMEAN_SPLIT", "0");
     EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 1);
-    unsetenv("SLUICE_XNNPACK_ADDMEAN_SPLIT");
   }
 }
 
@@ -1396,12 +1391,9 @@ TEST(XnnpackBackendTest, FusedKernelsAreBitExactWithTheSwitchOff) {
     SCOPED_TRACE(::testing::Message() << "graph " << i);
     const std::vector<std::vector<float>> in = GatedInputs(graphs[i]);
     for (int threads : {1, 2}) {
-      const std::vector<float> fused = RunOn(*xnn, graphs[i], in, threads);
-      setenv("SLUICE_XNNPACK_FUSE_ADD", "0", 1);
-      const std::vector<float> unfused = RunOn(*xnn, graphs[i], in, threads);
-      unsetenv("SLUICE_XNNPACK_FUSE_ADD");
-      ASSERT_EQ(fused.size(), unfused.size());
-      EXPECT_EQ(std::memcmp(fused.data(), unfused.data(), fused.size() * sizeof(float)), 0);
+      ExpectSameBits(RunOn(*xnn, graphs[i], in, threads),
+                     RunOnSwitchedOff("SLUICE_XNNPACK_FUSE_ADD", *xnn, graphs[i], in, threads),
+                     std::to_string(threads) + " threads");
     }
   }
 }
@@ -1488,9 +1480,7 @@ TEST(XnnpackBackendTest, TransformTensorBilinearMatchesReferenceBitForBit) {
     for (int threads : {1, 2, 3}) {
       std::vector<std::string> placement;
       const std::vector<float> got = RunOn(*xnn, g, in, threads, &placement);
-      ASSERT_EQ(got.size(), want.size());
-      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
-          << "threads " << threads;
+      ExpectSameBits(got, want, "threads " + std::to_string(threads));
       if (PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM")) {
         EXPECT_EQ(placement, std::vector<std::string>{"xnnpack"});
       }
@@ -1522,13 +1512,8 @@ TEST(XnnpackBackendTest, TransformTensorBilinearIsBitExactWithTheSwitchOff) {
     for (int threads : {1, 2}) {
       std::vector<std::string> on_placement, off_placement;
       const std::vector<float> on = RunOn(*xnn, g, in, threads, &on_placement);
-      std::vector<float> off;
-      {
-        ScopedEnv env("SLUICE_XNNPACK_TTB", "0");
-        off = RunOn(*xnn, g, in, threads, &off_placement);
-      }
-      ASSERT_EQ(on.size(), off.size());
-      EXPECT_EQ(std::memcmp(on.data(), off.data(), on.size() * sizeof(float)), 0);
+      ExpectSameBits(on, RunOnSwitchedOff("SLUICE_XNNPACK_TTB", *xnn, g, in, threads, &off_placement),
+                     std::to_string(threads) + " threads");
       ExpectNear(on, RunOn(*ref, g, in), 1e-5f);
       ASSERT_EQ(off_placement.size(), 3u);
       EXPECT_EQ(off_placement[1], "reference");
