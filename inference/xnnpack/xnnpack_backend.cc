@@ -997,13 +997,18 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     c.conv = i;
     c.in = graph.ops[i].inputs[0];
     c.out = graph.ops[i].outputs[0];
-    if (graph.ops[i].type == ir::OpType::kDepthwiseConv2D) {  // absorbs its PAD only
+    // A spatial PAD in front, which the depthwise and stem kernels read
+    // through (their matchers checked it can be absorbed).
+    auto absorb_input_pad = [&] {
       const int p = info.producer(c.in);
       if (p >= 0 && graph.ops[p].type == ir::OpType::kPad) {
         c.in_pad = p;
         c.in = graph.ops[p].inputs[0];
         kind[p] = Kind::kOwn;
       }
+    };
+    if (graph.ops[i].type == ir::OpType::kDepthwiseConv2D) {  // absorbs its PAD
+      absorb_input_pad();
       // ... and an ADD of a same-shape tensor after it (its epilogue).
       const int a = sole_consumer(c.out);
       if (FuseAddEnabled() && a >= 0 && kind[a] == Kind::kXnn) {
@@ -1018,12 +1023,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
     StemConvShape stem;
     if (OwnStemConvShape(info, i, &stem)) {  // absorbs its PAD
-      const int p = info.producer(c.in);
-      if (p >= 0 && graph.ops[p].type == ir::OpType::kPad) {
-        c.in_pad = p;
-        c.in = graph.ops[p].inputs[0];
-        kind[p] = Kind::kOwn;
-      }
+      absorb_input_pad();
       // ... and (its lanes variant) a HARD_SWISH or PRELU after it.
       const int a = sole_consumer(c.out);
       if (a >= 0 && kind[a] == Kind::kXnn && StemConv::UsesLanes(stem) &&
