@@ -197,9 +197,21 @@ absl::StatusOr<CudaKernel> PrepareConv2D(const ir::Graph& g, int op_index, CudaO
   ASSIGN_OR_RETURN(const k::ConvParams p,
                    SpatialConv(g, op_index, ctx, f, o.padding, o.stride_h, o.stride_w,
                                o.dilation_h, o.dilation_w, o.activation));
-  ASSIGN_OR_RETURN(const float* wd, Upload(ctx, PackOcLast(w.f32(), p.oc, p.kh, p.kw, p.ic)));
   ASSIGN_OR_RETURN(const float* bias, BiasOf(g, op_index, ctx, p.oc));
   ASSIGN_OR_RETURN(Io io, BindIo(g, op_index, ctx, f));
+  if (p.oh == 1 && p.ow == 1 && p.kh == p.ih && p.kw == p.iw && p.pt == 0 && p.pl == 0 &&
+      p.dh == 1 && p.dw == 1 && p.n <= k::kGemvMaxRows) {
+    // The window covers the whole unpadded input (the pose landmark heads): a
+    // fully connected layer over the flattened (KH, KW, IC) input, on TFLite's
+    // [OC, KH*KW*IC] weight rows as they are; a warp per output instead of
+    // one thread (one block in all) walking every tap.
+    k::GemmParams gp{p.n, p.oc, p.kh * p.kw * p.ic, p.act};
+    gp.epi = p.epi;
+    ASSIGN_OR_RETURN(const float* wr,
+                     Upload(ctx, std::vector<float>(w.f32(), w.f32() + w.num_elements())));
+    return CudaKernel([=](cudaStream_t s) { return k::LaunchGemv(io.in, wr, bias, io.out, gp, s); });
+  }
+  ASSIGN_OR_RETURN(const float* wd, Upload(ctx, PackOcLast(w.f32(), p.oc, p.kh, p.kw, p.ic)));
   if (p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ih == p.oh && p.iw == p.ow) {
     // Stride 1 and a 1x1 window: no padding either way (unless a PAD was
     // fused), out = in, a GEMM over all pixels of the batch.

@@ -65,6 +65,17 @@ __global__ void __launch_bounds__(kGemmThreads) GemmKernel(const float* __restri
   GemmStore(acc, bias, c, p, m0, n0, tx, ty);
 }
 
+// Small GEMMs (conv.h GemmUsesRowKernel): grid x over kRowGemmRows rows, y
+// over kRowGemmCols columns.
+__global__ void __launch_bounds__(kRowGemmThreads) GemmRowKernel(const float* __restrict__ a,
+                                                                 const float* __restrict__ b,
+                                                                 const float* __restrict__ bias,
+                                                                 float* __restrict__ c,
+                                                                 GemmParams p) {
+  GemmRowOutput(a, b, bias, c, p, blockIdx.x * kRowGemmRows, blockIdx.y * kRowGemmCols,
+                threadIdx.x);
+}
+
 // Blocks of kGemvWarps warps, one output column each.
 constexpr int kGemvWarps = 4;
 
@@ -99,6 +110,13 @@ cudaError_t LaunchConv2D(const float* in, const float* w, const float* bias, flo
 cudaError_t LaunchGemm(const float* a, const float* b, const float* bias, float* c,
                        const GemmParams& p, cudaStream_t stream) {
   if (!GemmParamsValid(p)) return cudaErrorInvalidValue;
+  if (GemmUsesRowKernel(p)) {
+    const dim3 grid((p.m + kRowGemmRows - 1) / kRowGemmRows,
+                    (p.n + kRowGemmCols - 1) / kRowGemmCols);
+    if (grid.y > 65535) return cudaErrorInvalidValue;
+    GemmRowKernel<<<grid, kRowGemmThreads, 0, stream>>>(a, b, bias, c, p);
+    return cudaGetLastError();
+  }
   const dim3 grid((p.m + kGemmTile - 1) / kGemmTile, (p.n + kGemmTile - 1) / kGemmTile);
   if (grid.y > 65535) return cudaErrorInvalidValue;
   GemmKernel<<<grid, dim3(16, 16), 0, stream>>>(a, b, bias, c, p);

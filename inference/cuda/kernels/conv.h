@@ -140,6 +140,40 @@ SLUICE_HOST_DEVICE void GemmStore(const float acc[2][2], const float* bias, floa
   }
 }
 
+// Small GEMMs, whose kGemmTile tiles would not fill an H100 once (the 1x1
+// convolutions at 7x7 to 24x24 pixels of the landmark and detection models:
+// 2 to 72 blocks walking K up to 1152 through shared memory, 18-36 us each)
+// take one output per thread instead: a block of kRowGemmRows x 32 threads,
+// warp r on row m0 + r (its A values are broadcasts), lane l on column n0 + l
+// (a warp reads a weight row coalesced). 4 to 32 times more blocks and no
+// barriers; each thread adds k ascending, the order of the tiled kernel and
+// of the reference, so the result does not depend on the kernel chosen.
+constexpr int kRowGemmRows = 8;
+constexpr int kRowGemmCols = 32;
+constexpr int kRowGemmThreads = kRowGemmRows * kRowGemmCols;
+
+// Whether LaunchGemm takes the row kernel (device and host launchers alike).
+SLUICE_HOST_DEVICE bool GemmUsesRowKernel(const GemmParams& p) {
+  const long long tiles = static_cast<long long>((p.m + kGemmTile - 1) / kGemmTile) *
+                          ((p.n + kGemmTile - 1) / kGemmTile);
+  return tiles < 132;
+}
+
+// Thread t of the row kernel's block at rows m0, columns n0: its output.
+SLUICE_HOST_DEVICE void GemmRowOutput(const float* a, const float* b, const float* bias, float* c,
+                                      const GemmParams& p, int m0, int n0, int t) {
+  const int m = m0 + t / kRowGemmCols, n = n0 + t % kRowGemmCols;
+  if (m >= p.m || n >= p.n) return;
+  const float* ar = a + static_cast<int64_t>(m) * p.k;
+  const float* bc = b + n;
+  float acc = 0.0f;
+#ifdef __CUDA_ARCH__
+#pragma unroll 8
+#endif
+  for (int k = 0; k < p.k; ++k) acc += ar[k] * bc[static_cast<int64_t>(k) * p.n];
+  c[static_cast<int64_t>(m) * p.n + n] = GemmFinish(acc, bias, p, m, n);
+}
+
 // FULLY_CONNECTED with few rows (batch 1): one warp per output column j, the
 // weights kept in TFLite's [N,K] layout so that a warp reads a contiguous
 // row. Lane l sums k = l, l + 32, ... (phase 1); a shuffle tree adds the 32

@@ -82,6 +82,22 @@ __global__ void MeanF32Kernel(const float* __restrict__ in, float* __restrict__ 
   SLUICE_FOR_EACH(o, n) out[o] = MeanElement(in, p, o);
 }
 
+// One block of kMeanThreads per output element (MeanUsesBlocks).
+__global__ void __launch_bounds__(kMeanThreads) MeanBlockF32Kernel(const float* __restrict__ in,
+                                                                   float* __restrict__ out,
+                                                                   MeanParams p) {
+  __shared__ float part[kMeanThreads];
+  const long long o = blockIdx.x;
+  const int t = threadIdx.x;
+  part[t] = MeanSum(in, p, MeanBase(p, o), t, kMeanThreads);
+  __syncthreads();
+  for (int s = kMeanThreads / 2; s > 0; s /= 2) {
+    if (t < s) part[t] += part[t + s];
+    __syncthreads();
+  }
+  if (t == 0) out[o] = part[0] / static_cast<float>(p.count);
+}
+
 __global__ void ResizeBilinearF32Kernel(const float* __restrict__ in, float* __restrict__ out,
                                         long long n, ResizeParams p,
                                         const ResizeTap* __restrict__ ty,
@@ -172,6 +188,10 @@ cudaError_t LaunchGather(const void* in, long long, void* out, long long, const 
 cudaError_t LaunchMeanF32(const float* in, long long, float* out, long long out_elems,
                           const MeanParams& p, cudaStream_t stream) {
   if (out_elems <= 0) return cudaSuccess;
+  if (MeanUsesBlocks(p) && out_elems <= 0x7fffffffLL) {
+    MeanBlockF32Kernel<<<static_cast<unsigned>(out_elems), kMeanThreads, 0, stream>>>(in, out, p);
+    return cudaGetLastError();
+  }
   MeanF32Kernel<<<BlocksFor(out_elems), kThreads, 0, stream>>>(in, out, out_elems, p);
   return cudaGetLastError();
 }

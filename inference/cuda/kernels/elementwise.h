@@ -171,15 +171,22 @@ struct MeanParams {
   long long count;                  // elements per mean
 };
 
-SLUICE_HOST_DEVICE float MeanElement(const float* in, const MeanParams& p, long long o) {
+// Input offset of output element o's first reduced element.
+SLUICE_HOST_DEVICE long long MeanBase(const MeanParams& p, long long o) {
   long long base = 0;
   for (int d = p.kept_rank - 1; d >= 0; --d) {
     const long long idx = o % p.kept_dims[d];
     o /= p.kept_dims[d];
     base += idx * p.kept_strides[d];
   }
+  return base;
+}
+
+// Reduced elements r = first, first + step, ... of the mean at `base`, in order.
+SLUICE_HOST_DEVICE float MeanSum(const float* in, const MeanParams& p, long long base,
+                                 long long first, long long step) {
   float sum = 0.0f;
-  for (long long r = 0; r < p.count; ++r) {
+  for (long long r = first; r < p.count; r += step) {
     long long k = r, off = base;
     for (int d = p.red_rank - 1; d >= 0; --d) {
       off += (k % p.red_dims[d]) * p.red_strides[d];
@@ -187,7 +194,28 @@ SLUICE_HOST_DEVICE float MeanElement(const float* in, const MeanParams& p, long 
     }
     sum += in[off];
   }
+  return sum;
+}
+
+SLUICE_HOST_DEVICE float MeanElement(const float* in, const MeanParams& p, long long o) {
+  const float sum = MeanSum(in, p, MeanBase(p, o), 0, 1);
   return p.count > 0 ? sum / static_cast<float>(p.count) : sum;
+}
+
+// Long means (the spatial means of selfie landscape's squeeze-excite blocks,
+// 144x256 pixels: one thread per output took 4 ms) take a block per output:
+// thread t sums every kMeanThreads-th element from t (MeanSum), then a tree
+// adds the partials (t + 128, + 64, ... + 1; MeanTreeSum is that tree on an
+// array, the kernel does it in shared memory in the same order). Float
+// rounding differs from MeanElement's single chain.
+constexpr int kMeanThreads = 256;
+
+SLUICE_HOST_DEVICE bool MeanUsesBlocks(const MeanParams& p) { return p.count >= 4 * kMeanThreads; }
+
+SLUICE_HOST_DEVICE float MeanTreeSum(float* part) {
+  for (int s = kMeanThreads / 2; s > 0; s /= 2)
+    for (int t = 0; t < s; ++t) part[t] += part[t + s];
+  return part[0];
 }
 
 // RESIZE_BILINEAR: source taps per output row / column, computed once on the

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "gpu/testing/fake_cuda_runtime.h"
+
 #include "inference/cuda/kernels/conv.h"
 #include "inference/cuda/kernels/conv_launch.h"
 
@@ -75,6 +76,13 @@ cudaError_t LaunchGemm(const float* a, const float* b, const float* bias, float*
       !FloatsOk(bias, p.n) || !FloatsOk(c, static_cast<int64_t>(p.m) * p.n) ||
       !EpilogueOk(p.epi, static_cast<int64_t>(p.m) * p.n, p.n)) {
     return cudaErrorInvalidValue;
+  }
+  if (GemmUsesRowKernel(p)) {
+    return fake_cuda::Enqueue(stream, [=] {
+      for (int m0 = 0; m0 < p.m; m0 += kRowGemmRows)
+        for (int n0 = 0; n0 < p.n; n0 += kRowGemmCols)
+          for (int t = 0; t < kRowGemmThreads; ++t) GemmRowOutput(a, b, bias, c, p, m0, n0, t);
+    });
   }
   if ((p.n + kGemmTile - 1) / kGemmTile > 65535) return cudaErrorInvalidValue;
   // The kernel's blocks one after the other, each phase for all its threads

@@ -152,6 +152,15 @@ cudaError_t LaunchMeanF32(const float* in, long long in_elems, float* out, long 
   if ((in_elems > 0 && !Ok(in, in_elems, 4)) || !Ok(out, out_elems, 4)) {
     return cudaErrorInvalidValue;
   }
+  if (MeanUsesBlocks(p) && out_elems <= 0x7fffffffLL) {
+    return fake_cuda::Enqueue(stream, [=] {  // the block kernel's order (elementwise.h)
+      float part[kMeanThreads];
+      for (long long o = 0; o < out_elems; ++o) {
+        for (int t = 0; t < kMeanThreads; ++t) part[t] = MeanSum(in, p, MeanBase(p, o), t, kMeanThreads);
+        out[o] = MeanTreeSum(part) / static_cast<float>(p.count);
+      }
+    });
+  }
   return fake_cuda::Enqueue(stream, [=] {
     for (long long o = 0; o < out_elems; ++o) out[o] = MeanElement(in, p, o);
   });
