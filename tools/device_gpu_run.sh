@@ -14,7 +14,8 @@
 # narrows it); pytest python/tests/test_hands_cuda.py; bench_cuda_models.py
 # ("ncu", not a default: bench/gpu/ncu_kernels.py on every model carried);
 # (the models the bundle holds); bench_hands_gpu.sh; gpu_image_bench.
-# Env: GTEST_FILTER passes through (e.g. to leave out a model not carried),
+# Env: NCU_MODELS (comma-separated names) narrows the ncu step;
+# GTEST_FILTER passes through (e.g. to leave out a model not carried),
 # OUT (default /tmp/device_out): logs land there.
 set -uo pipefail
 bundle="${1:?bundle .tar.xz}"
@@ -78,7 +79,8 @@ fi
 
 if step ncu; then  # not in the default steps: per-kernel times under Nsight Compute
   timeout 300 python3 "$root/bench/gpu/ncu_kernels.py" --sluice "$build/tools/sluice" \
-    $(ls "$SLUICE_SHARED_DIR"/models/*.tflite) >"$out/ncu.txt" 2>&1
+    $(if [[ -n "${NCU_MODELS:-}" ]]; then printf "$SLUICE_SHARED_DIR/models/%s.tflite " ${NCU_MODELS//,/ };
+      else ls "$SLUICE_SHARED_DIR"/models/*.tflite; fi) >"$out/ncu.txt" 2>&1
   row ncu "ncu_kernels.py" "exit $?"
   cat "$out/ncu.txt"
 fi
