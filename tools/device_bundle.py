@@ -9,16 +9,21 @@ The archive holds, under its top folder `bundle/`:
   build/   BUILD_DIR's executables and ctest files (same relative paths)
   lib/     the shared-library closure of those executables, except glibc,
            libstdc++ and libgcc_s (the machine's own, newer ones serve)
-  shared/  README-free subset of ../shared: testdata, research, the models named
+  shared/  a subset of ../shared: testdata, MODELS_INVENTORY.md, the models,
+           graphs and reference files named
 Put bundle/lib on LD_LIBRARY_PATH; link BUILD_DIR's absolute path to
 bundle/build and ../shared's to bundle/shared (ctest files hold absolute paths).
 
 Libraries we never call into (OpenCV's GDAL/GDCM/gstreamer codecs, FFmpeg's
 external codecs and network protocols, ...) would make the closure ~280 MB.
 They are replaced by stubs: same SONAME, every dynamic symbol of the real
-library defined (functions print their name and abort, objects are zeros), so
-that BIND_NOW loading succeeds and a call we did not expect fails loudly
-instead of silently. KEEP lists the libraries that stay real.
+library defined under its version (functions return 0, objects are zeros), so
+that BIND_NOW loading succeeds. Returning 0 rather than aborting: FFmpeg and
+OpenCV call some of them while registering codecs and protocols
+(gnutls_global_init, aom_codec_version, x265_api_get, ...) and take 0 as
+"success" or "none". DEVICE_BUNDLE_TRACE=1 prints every stub call, to check
+that a run reached nothing it needs. KEEP lists the libraries that stay real
+(libgme too: FFmpeg's format probe dereferences the string it returns).
 """
 import argparse
 import os
@@ -33,8 +38,7 @@ import tempfile
 SYSTEM = re.compile(r"^(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux-x86-64|"
                     r"libstdc\+\+|libgcc_s|libcuda|libnvidia-.*)\.so")
 # Real copies travel: what our code, OpenCV's core/image/video paths and FFmpeg's
-# H.264/MPEG-4 decoding and x264 encoding reach (libgme too: FFmpeg's format
-# probe dereferences the string it returns).
+# H.264/MPEG-4 decoding and x264 encoding reach, and libgme (see above).
 KEEP = re.compile(r"^lib(opencv_.*|XNNPACK|pthreadpool|cpuinfo|flatbuffers|cudart|cublas.*|"
                   r"protobuf.*|absl_.*|jpeg|png16|webp|webpmux|webpdemux|sharpyuv|tiff|jbig|Lerc|"
                   r"deflate|zstd|lzma|z|bz2|openjp2|tbb.*|lapack|blas|openblas.*|gfortran|"
