@@ -17,6 +17,7 @@ namespace sluice::inference::xnn {
 namespace {
 
 constexpr int kGroup = 16;  // channels per zmm register
+constexpr int kBlock16 = 8;  // Interior16's pixels per step (8 accumulators)
 
 #if SLUICE_DEPTHWISE_AVX512
 // An output pixel near the border: taps outside the image are skipped.
@@ -39,11 +40,60 @@ __attribute__((target("avx512f"))) void Edge(const DepthwiseShape& s, int x, int
                         _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
 }
 
+// An output pixel near the border in G whole 16-channel groups from group
+// g0 on, one accumulator each: Edge's taps in Edge's order (taps outside the
+// image skipped), but G chains side by side instead of one waiting on its
+// FMA latency (at 16x16 5x5, 44% of the pixels are edge pixels).
+template <int K, int G>
+__attribute__((target("avx512f"))) void EdgeGroups(const DepthwiseShape& s, int x, int ky_lo,
+                                                   int ky_hi, const float* const* rows0,
+                                                   const float* packed, int g0, __m512 lo,
+                                                   __m512 hi, float* o0) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t group_floats = static_cast<size_t>(kGroup) * (K * K + 1);
+  const float* wp = packed + static_cast<size_t>(g0) * group_floats;
+  const size_t gofs = static_cast<size_t>(g0) * kGroup;
+  const int ix0 = x * s.stride_w - s.pad_left;
+  __m512 acc[G];
+#pragma GCC unroll 8
+  for (int j = 0; j < G; ++j) acc[j] = _mm512_load_ps(wp + j * group_floats);
+  for (int kx = 0; kx < K; ++kx) {
+    const int ix = ix0 + kx;
+    if (ix < 0 || ix >= s.in_w) continue;
+    for (int ky = ky_lo; ky < ky_hi; ++ky) {
+      const float* p = rows0[ky] + static_cast<size_t>(ix) * c + gofs;
+      const float* w = wp + kGroup * (1 + ky * K + kx);
+#pragma GCC unroll 8
+      for (int j = 0; j < G; ++j) {
+        acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(p + j * kGroup),
+                                 _mm512_load_ps(w + j * group_floats), acc[j]);
+      }
+    }
+  }
+  float* o = o0 + static_cast<size_t>(x) * c + gofs;
+#pragma GCC unroll 8
+  for (int j = 0; j < G; ++j) {
+    _mm512_storeu_ps(o + j * kGroup, _mm512_min_ps(_mm512_max_ps(acc[j], lo), hi));
+  }
+}
+// Edge pixel x in all whole groups: 8, 4, 2, then 1 at a time.
+template <int K>
+__attribute__((target("avx512f"))) void EdgeAllGroups(const DepthwiseShape& s, int x, int ky_lo,
+                                                      int ky_hi, const float* const* rows0,
+                                                      const float* packed, int full, __m512 lo,
+                                                      __m512 hi, float* o0) {
+  int g = 0;
+  for (; g + 8 <= full; g += 8) EdgeGroups<K, 8>(s, x, ky_lo, ky_hi, rows0, packed, g, lo, hi, o0);
+  if (g + 4 <= full) EdgeGroups<K, 4>(s, x, ky_lo, ky_hi, rows0, packed, g, lo, hi, o0), g += 4;
+  if (g + 2 <= full) EdgeGroups<K, 2>(s, x, ky_lo, ky_hi, rows0, packed, g, lo, hi, o0), g += 2;
+  if (g < full) EdgeGroups<K, 1>(s, x, ky_lo, ky_hi, rows0, packed, g, lo, hi, o0);
+}
+
 // R output pixels of one 16-channel group, inside the image: pixel r reads
 // rows[ky] + off + r * step + kx * c. Taps column by column (kx outer), as
 // XNNPACK sums them, so the same bits; a tap's weights are loaded once for
 // all R pixels.
-template <int K, int R>
+template <int K, int R, bool kWhole = false>
 __attribute__((target("avx512f"), always_inline)) inline void Pixels(
     const float* const* rows, size_t off, size_t c, size_t step, const float* wp, __mmask16 mask,
     __m512 lo, __m512 hi, float* out) {
@@ -59,13 +109,67 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
       const float* p = rows[ky] + off + kx * c;
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, p + r * step), w, acc[r]);
+        // A whole group: plain loads, which the FMA takes as its operand.
+        const __m512 x = kWhole ? _mm512_loadu_ps(p + r * step)
+                                : _mm512_maskz_loadu_ps(mask, p + r * step);
+        acc[r] = _mm512_fmadd_ps(x, w, acc[r]);
       }
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     _mm512_mask_storeu_ps(out + r * c, mask, _mm512_min_ps(_mm512_max_ps(acc[r], lo), hi));
+  }
+}
+
+// The interior [x_lo, x_hi) of a row of exactly 16 channels, stride S = 1
+// or 2, R pixels at a time: constant offsets and unmasked loads, which the FMAs take
+// as memory operands (Pixels' masked loads are separate instructions, and
+// its run-time strides take registers it lacks: measured 17 cycles a pixel
+// at 64x64x16). The same taps in the same order as Pixels, so the same bits.
+template <int K, int R, int S>
+__attribute__((target("avx512f"), always_inline)) inline void Pixels16(const float* const* r,
+                                                                       size_t off, const __m512* w,
+                                                                       __m512 bias, __m512 lo,
+                                                                       __m512 hi, float* out) {
+  __m512 acc[R];
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) acc[i] = bias;
+#pragma GCC unroll 8
+  for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+    for (int ky = 0; ky < K; ++ky) {
+      const float* p = r[ky] + off + kx * kGroup;
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i) {
+        acc[i] = _mm512_fmadd_ps(_mm512_loadu_ps(p + i * S * kGroup), w[ky * K + kx], acc[i]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+    _mm512_storeu_ps(out + i * kGroup, _mm512_min_ps(_mm512_max_ps(acc[i], lo), hi));
+  }
+}
+template <int K, int S>
+__attribute__((target("avx512f"))) void Interior16(const float* const* rows0, int x_lo, int x_hi,
+                                                   int pad_left, const float* wp, __m512 lo,
+                                                   __m512 hi, float* o0) {
+  const float* r[K];
+#pragma GCC unroll 8
+  for (int ky = 0; ky < K; ++ky) r[ky] = rows0[ky];
+  const __m512 bias = _mm512_load_ps(wp);
+  __m512 w[K * K];
+#pragma GCC unroll 32
+  for (int t = 0; t < K * K; ++t) w[t] = _mm512_load_ps(wp + kGroup * (t + 1));
+  int x = x_lo;
+  for (; x + kBlock16 <= x_hi; x += kBlock16) {
+    Pixels16<K, kBlock16, S>(r, static_cast<size_t>(x * S - pad_left) * kGroup, w, bias, lo, hi,
+                          o0 + static_cast<size_t>(x) * kGroup);
+  }
+  for (; x < x_hi; ++x) {
+    Pixels16<K, 1, S>(r, static_cast<size_t>(x * S - pad_left) * kGroup, w, bias, lo, hi,
+                   o0 + static_cast<size_t>(x) * kGroup);
   }
 }
 
@@ -143,7 +247,7 @@ constexpr int kBlock = 8;
 template <int K>
 __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
                                             const float* flat, int phases, float out_min,
-                                            float out_max,
+                                            float out_max, bool fast,
                                             const float* const* rows0, int ky_lo, int ky_hi,
                                             float* o0) {
   const size_t c = static_cast<size_t>(s.channels);
@@ -155,7 +259,18 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
   const int room = s.in_w - K + s.pad_left;
   const int x_hi =
       !full_rows || room < 0 ? x_lo : std::max(x_lo, std::min(s.out_w, room / s.stride_w + 1));
-  for (int g = 0; g < groups; ++g) {
+  // Several whole groups: their edge pixels side by side (EdgeGroups).
+  const int full = s.channels / kGroup;
+  const int first_g = fast && full >= 2 ? full : 0;
+  if (first_g > 0) {
+    for (int x = 0; x < x_lo; ++x) {
+      EdgeAllGroups<K>(s, x, ky_lo, ky_hi, rows0, packed, full, lo, hi, o0);
+    }
+    for (int x = x_hi == x_lo ? x_lo : x_hi; x < s.out_w; ++x) {
+      EdgeAllGroups<K>(s, x, ky_lo, ky_hi, rows0, packed, full, lo, hi, o0);
+    }
+  }
+  for (int g = first_g; g < groups; ++g) {
     const int left = s.channels - g * kGroup;
     const __mmask16 mask = static_cast<__mmask16>(left >= kGroup ? 0xffffu : ((1u << left) - 1));
     const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
@@ -171,6 +286,14 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
     for (int x = x_hi == x_lo ? x_lo : x_hi; x < s.out_w; ++x) {
       Edge<K>(s, x, ky_lo, ky_hi, rows, w, bias, lo, hi, mask, o);
     }
+  }
+  if (s.channels == kGroup && s.stride_w <= 2 && x_hi > x_lo && fast) {
+    if (s.stride_w == 1) {
+      Interior16<K, 1>(rows0, x_lo, x_hi, s.pad_left, packed, lo, hi, o0);
+    } else {
+      Interior16<K, 2>(rows0, x_lo, x_hi, s.pad_left, packed, lo, hi, o0);
+    }
+    return;
   }
   if (flat && x_hi > x_lo) {
     if (phases == 1) {
@@ -194,10 +317,19 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
       const size_t gofs = static_cast<size_t>(g) * kGroup;
       const size_t off = static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + gofs;
       float* o = o0 + static_cast<size_t>(xb) * c + gofs;
-      if (n == kBlock) {
+      if (n == kBlock && fast && mask == 0xffff) {
+        Pixels<K, kBlock, true>(rows0, off, c, s.stride_w * c, wp, mask, lo, hi, o);
+      } else if (n == kBlock) {
         Pixels<K, kBlock>(rows0, off, c, s.stride_w * c, wp, mask, lo, hi, o);
       } else {
-        for (int i = 0; i < n; ++i) {
+        // A last block of 4 first: at 16x16 (5x5, 12 interior pixels) the
+        // single pixels' dependent FMA chains took as long as the block of 8.
+        int i = 0;
+        if (n >= 4 && fast) {
+          Pixels<K, 4>(rows0, off, c, s.stride_w * c, wp, mask, lo, hi, o);
+          i = 4;
+        }
+        for (; i < n; ++i) {
           Pixels<K, 1>(rows0, off + i * s.stride_w * c, c, 0, wp, mask, lo, hi, o + i * c);
         }
       }
@@ -245,6 +377,8 @@ DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, cons
     dst[0] = bias ? bias[ch] : 0.0f;
     for (int t = 0; t < taps; ++t) dst[kGroup * (t + 1)] = weights[t * s.channels + ch];
   }
+  const char* fast = std::getenv("SLUICE_XNNPACK_DW16");
+  fast_ = !(fast && *fast == '0');
   // SLUICE_XNNPACK_DW_FLAT=0: 16-channel groups only (for A/B).
   static const bool flat_on = [] {
     const char* e = std::getenv("SLUICE_XNNPACK_DW_FLAT");
@@ -305,9 +439,9 @@ void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) cons
   const int ky_lo = std::max(0, -iy0), ky_hi = std::min(s_.kernel, s_.in_h - iy0);
   const float* flat = flat_.empty() ? nullptr : flat_.data();
   if (s_.kernel == 3) {
-    Row<3>(s_, packed_, flat, phases_, min_, max_, rows, ky_lo, ky_hi, out_row);
+    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, rows, ky_lo, ky_hi, out_row);
   } else {
-    Row<5>(s_, packed_, flat, phases_, min_, max_, rows, ky_lo, ky_hi, out_row);
+    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, rows, ky_lo, ky_hi, out_row);
   }
 #else
   (void)rows, (void)y, (void)out_row;

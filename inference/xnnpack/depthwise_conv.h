@@ -7,7 +7,10 @@
 // chains overlap (14x14x384 5x5: 0.123 -> 0.081 ms). Same float operations
 // in the same order as XNNPACK's (bias first, taps column by column, then
 // clamp), so the same sums (taps in the padding are skipped where XNNPACK
-// adds 0 * w).
+// adds 0 * w). Faster paths with the same sums (SLUICE_XNNPACK_DW16=0: not):
+// rows of exactly 16 channels with constant offsets and plain loads; edge
+// pixels of several whole channel groups side by side (one FMA chain each,
+// not one chain at a time); whole-group interior blocks with plain loads.
 #ifndef SLUICE_INFERENCE_XNNPACK_DEPTHWISE_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_DEPTHWISE_CONV_H_
 
@@ -60,6 +63,10 @@ class DepthwiseConv {
   // phase j: 16 floats for channels (16 j + lane) mod C. Empty: not used.
   std::vector<float> flat_;
   int phases_ = 0;
+  // 16 channels at stride 1 or 2: Interior16's constant-offset rows; and a
+  // last interior block of 4 pixels before single ones (depthwise_conv.cc).
+  // SLUICE_XNNPACK_DW16=0 (read at construction) keeps the general path.
+  bool fast_ = true;
 };
 
 }  // namespace sluice::inference::xnn

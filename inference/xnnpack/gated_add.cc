@@ -15,13 +15,18 @@ namespace {
 constexpr int kLanes = 16;
 
 #if SLUICE_GATED_AVX512
-// One pixel group: clamp(clamp(a * g) + b). The multiply is the explicit
-// rounding form, which the compiler cannot fuse with the add.
+// The MUL: clamp(a * g). The multiply is the explicit rounding form, which
+// the compiler cannot fuse with Gate's add.
+__attribute__((target("avx512f"), always_inline)) inline __m512 Scale(__m512 a, __m512 g,
+                                                                      const __m512* c) {
+  const __m512 v = _mm512_mul_round_ps(a, g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm512_min_ps(_mm512_max_ps(v, c[0]), c[1]);
+}
+
+// One pixel group: clamp(clamp(a * g) + b).
 __attribute__((target("avx512f"), always_inline)) inline __m512 Gate(__m512 a, __m512 g, __m512 b,
                                                                      const __m512* c) {
-  __m512 v = _mm512_mul_round_ps(a, g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  v = _mm512_min_ps(_mm512_max_ps(v, c[0]), c[1]);
-  v = _mm512_add_ps(v, b);
+  const __m512 v = _mm512_add_ps(Scale(a, g, c), b);
   return _mm512_min_ps(_mm512_max_ps(v, c[2]), c[3]);
 }
 
@@ -31,7 +36,7 @@ __attribute__((target("avx512f"))) void Pixels(size_t ch, const float* clamp, co
                                                size_t begin, size_t end) {
   const __m512 c[4] = {_mm512_set1_ps(clamp[0]), _mm512_set1_ps(clamp[1]), _mm512_set1_ps(clamp[2]),
                        _mm512_set1_ps(clamp[3])};
-  if (ch == static_cast<size_t>(kLanes)) {  // one register per pixel, the gate in a register
+  if (b && ch == static_cast<size_t>(kLanes)) {  // one register per pixel, the gate in a register
     const __m512 g = _mm512_loadu_ps(gate);
     for (size_t i = begin * kLanes; i < end * kLanes; i += kLanes) {
       _mm512_storeu_ps(out + i, Gate(_mm512_loadu_ps(a + i), g, _mm512_loadu_ps(b + i), c));
@@ -44,9 +49,10 @@ __attribute__((target("avx512f"))) void Pixels(size_t ch, const float* clamp, co
       const size_t left = ch - k;
       const __mmask16 m = left >= kLanes ? static_cast<__mmask16>(0xffff)
                                          : static_cast<__mmask16>((1u << left) - 1);
-      const __m512 v =
-          Gate(_mm512_maskz_loadu_ps(m, a + base + k), _mm512_maskz_loadu_ps(m, gate + k),
-               _mm512_maskz_loadu_ps(m, b + base + k), c);
+      const __m512 av = _mm512_maskz_loadu_ps(m, a + base + k);
+      const __m512 gv = _mm512_maskz_loadu_ps(m, gate + k);
+      // Without b, the MUL alone.
+      const __m512 v = b ? Gate(av, gv, _mm512_maskz_loadu_ps(m, b + base + k), c) : Scale(av, gv, c);
       _mm512_mask_storeu_ps(out + base + k, m, v);
     }
   }

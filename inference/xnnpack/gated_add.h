@@ -28,7 +28,9 @@ class GatedAdd {
   void Run(const float* a, const float* gate, const float* b, float* out, int row_begin,
            int row_end) const;
   // `pixels` pixels from the pointers on (a 1x1 conv's input rows, staged in
-  // a buffer of at most kStageFloats: see xnnpack_backend.cc).
+  // a buffer of at most kStageFloats: see xnnpack_backend.cc). `b` null: the
+  // MUL alone, clamp(a * gate) by the MUL's activation (a MUL whose product
+  // only a 1x1 conv reads).
   void RunPixels(const float* a, const float* gate, const float* b, float* out,
                  size_t pixels) const;
   static constexpr size_t kStageFloats = 16384;  // 64 KiB on the stack

@@ -175,6 +175,58 @@ __attribute__((target("avx512f"))) void NarrowTile(size_t mr, size_t k, const fl
     _mm512_mask_storeu_ps(c + r0 * n, store_mask, v);
   }
 }
+// The register-weight tile (N <= 16, K = kK = 16 or 24): the block's 16
+// weights of each of the first 16 input channels stay in registers for all
+// of Run's rows, so a step is one input broadcast per FMA and no weight load
+// (past 16 input channels: one weight load per kRegRows FMAs), on kRegRows
+// accumulators (Tile<1> does 8 loads per 7 FMAs, has 7 accumulators for 2
+// ports x 4 cycles of latency, and sets up a tile every 7 rows). Whole tiles
+// of kRegRows rows from `a`; returns the rows done. Same float operations in
+// the same order as Tile, so the same bits.
+constexpr int kRegRows = 12;
+template <int kK>
+__attribute__((target("avx512f"))) size_t RegTiles(size_t rows, const float* a, const float* w,
+                                                   float* c, size_t c_stride, __mmask16 mask,
+                                                   const Epilogue& e) {
+  constexpr int kHeld = kK < 16 ? kK : 16;  // with 12 accumulators: 28 of 32 registers
+  __m512 wv[kHeld];
+#pragma GCC unroll 32
+  for (int i = 0; i < kHeld; ++i) wv[i] = _mm512_load_ps(w + kNr * (i + 1));
+  size_t r = 0;
+  for (; r + kRegRows <= rows; r += kRegRows) {
+    const float* ar = a + r * kK;
+    __m512 acc[kRegRows];
+#pragma GCC unroll 16
+    for (int p = 0; p < kRegRows; ++p) acc[p] = _mm512_load_ps(w);
+#pragma GCC unroll 32
+    for (int i = 0; i < kK; ++i) {
+      // (The inner test keeps the unused branch's index in bounds.)
+      const __m512 wi = i < kHeld ? wv[i < kHeld ? i : 0] : _mm512_load_ps(w + kNr * (i + 1));
+#pragma GCC unroll 16
+      for (int p = 0; p < kRegRows; ++p) {
+        acc[p] = _mm512_fmadd_ps(_mm512_set1_ps(ar[p * kK + i]), wi, acc[p]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int p = 0; p < kRegRows; ++p) {
+      __m512 v = _mm512_max_ps(acc[p], _mm512_set1_ps(e.min));
+      v = _mm512_min_ps(v, _mm512_set1_ps(e.max));
+      if (e.residual) {
+        const float* rr = e.residual + (r + p) * e.residual_stride;
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(e.residual_mask[0], rr));
+        v = _mm512_max_ps(v, _mm512_set1_ps(e.add_min));
+        v = _mm512_min_ps(v, _mm512_set1_ps(e.add_max));
+      }
+      if (e.slope) {
+        const __mmask16 neg =
+            _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+        v = _mm512_mask_mul_ps(v, neg, v, _mm512_load_ps(e.slope));
+      }
+      _mm512_mask_storeu_ps(c + (r + p) * c_stride, mask, v);
+    }
+  }
+  return r;
+}
 #endif
 
 }  // namespace
@@ -207,6 +259,8 @@ PointwiseConv::PointwiseConv(int k, int n, const float* weights, const float* bi
 #if SLUICE_POINTWISE_AVX512
   const char* e = std::getenv("SLUICE_XNNPACK_PW_NARROW");
   narrow_ = n <= 8 && k <= kNarrowMaxK && !(e && std::strcmp(e, "0") == 0);
+  const char* regs = std::getenv("SLUICE_XNNPACK_PW_REGS");
+  regs_ = !narrow_ && n <= 16 && (k == 16 || k == 24) && !(regs && std::strcmp(regs, "0") == 0);
   if (narrow_) {
     narrow_storage_.assign(16 * (static_cast<size_t>(k) + 1) + 16, 0.0f);
     narrow_packed_ = Align64(narrow_storage_);
@@ -261,6 +315,18 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
   e.min = min_, e.max = max_;
   e.add_min = add_min_, e.add_max = add_max_;
   e.residual_stride = residual_channels_;
+  if (regs_ && block_begin == 0 && blocks > 0) {
+    // One block (N <= 16): whole register-weight tiles first, the rest of
+    // the rows on Tile<1> below.
+    e.residual = has_residual_ ? residual + row_begin * residual_channels_ : nullptr;
+    e.residual_mask[0] = static_cast<__mmask16>((1u << std::min(16, residual_channels_)) - 1);
+    e.slope = has_prelu_ ? slope_ : nullptr;
+    const __mmask16 mask = static_cast<__mmask16>((1u << n_) - 1);
+    row_begin += k_ == 16 ? RegTiles<16>(row_end - row_begin, in + row_begin * k_, packed_,
+                                         out + row_begin * n_, n_, mask, e)
+                          : RegTiles<24>(row_end - row_begin, in + row_begin * k_, packed_,
+                                         out + row_begin * n_, n_, mask, e);
+  }
   auto tile = [&](size_t r, size_t blk) {
     const size_t mr = std::min<size_t>(kMr, row_end - r);
     const int left = n_ - static_cast<int>(blk) * kNr;

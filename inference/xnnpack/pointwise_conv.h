@@ -19,6 +19,11 @@
 // from a copy of the tile's inputs with the two rows interleaved (one 64-bit
 // broadcast per pair per input channel). Same float operations, same order.
 // SLUICE_XNNPACK_PW_NARROW=0 (read at construction) keeps the 7x16 tile.
+//
+// 8 < N <= 16 with K = 16 or 24 (the selfie decoders' 16 -> 16 layers at
+// 128x128, 92 GFLOP/s on Tile<1>): the block's weights stay in 16 registers
+// for all rows, 12-row tiles, one broadcast per FMA (~150 GFLOP/s); the
+// same float operations per output. SLUICE_XNNPACK_PW_REGS=0 keeps Tile<1>.
 #ifndef SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_POINTWISE_CONV_H_
 
@@ -74,6 +79,9 @@ class PointwiseConv {
   // The narrow tile (N <= 8): 16 biases then K rows of 16 weights, lane
   // 2c + p = channel c (zero past N); slopes likewise as [8 | same 8].
   bool narrow_ = false;
+  // N <= 16, K = 16 or 24: RegTiles (pointwise_conv.cc), weights in registers.
+  // SLUICE_XNNPACK_PW_REGS=0 (read at construction) keeps Tile<1>.
+  bool regs_ = false;
   std::vector<float> narrow_storage_;
   float* narrow_packed_ = nullptr;
   void RunNarrow(const float* in, const float* residual, float* out, size_t row_begin,

@@ -8,6 +8,8 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+
+#include "inference/xnnpack/avx512_transpose.h"
 #define SLUICE_STEM_AVX512 1
 #else
 #define SLUICE_STEM_AVX512 0
@@ -52,11 +54,17 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
   padded_w_ = static_cast<size_t>((s.out_w - 1) * s.stride_w + s.kernel_w);
   padded_h_ = std::max(padded_h_, static_cast<size_t>(s.in_h + s.pad_top));
   padded_w_ = std::max(padded_w_, static_cast<size_t>(s.in_w + s.pad_left));
+  const char* direct = std::getenv("SLUICE_XNNPACK_STEM_DIRECT");
+  direct_ = lanes_ && s.channels == 3 && s.stride_h == 2 && s.stride_w == 2 &&
+            s.kernel_h == 3 && s.kernel_w == 3 && s.out_channels == kLanes &&
+            !(direct && std::strcmp(direct, "0") == 0);
+  const char* fixed = std::getenv("SLUICE_XNNPACK_STEM_SPLIT");
+  fixed_split_ = !(fixed && std::strcmp(fixed, "0") == 0);
   if (lanes_) {
     const size_t sw = static_cast<size_t>(s.stride_w);
     const size_t full = (static_cast<size_t>(s.out_w) + kLanes - 1) / kLanes * kLanes;
     plane_w_ = std::max((padded_w_ + sw - 1) / sw, full + (s.kernel_w - 1) / sw);
-    padded_.assign(s.channels * sw * padded_h_ * plane_w_, 0.0f);
+    padded_.assign(direct_ ? 0 : s.channels * sw * padded_h_ * plane_w_, 0.0f);  // direct_: unused
     // Input pixel e + j * stride of a block (e: the block's first pixel in
     // the phase) is float (e + j * stride) * channels + ch of its 16 * stride
     // pixels: register pair k supplies it when that is in [32k, 32k + 32).
@@ -111,11 +119,62 @@ __attribute__((target("avx512f"))) int SplitBlocks(const StemConvShape& s, const
   }
   return x;
 }
+
+// SplitBlocks for stride SW and C channels known at compile time (the RGB
+// stride-2 stems): the phases' first pixels and destination offsets
+// computed once per row, not per block (three integer divisions per phase
+// a block took most of the staging time), the registers indexed by
+// constants.
+template <int SW, int C>
+__attribute__((target("avx512f"))) int SplitBlocksFixed(const StemConvShape& s, const int* idx,
+                                                        const unsigned short* mask,
+                                                        size_t phase_size, const float* src,
+                                                        float* dst) {
+  constexpr int kSpan = kLanes * SW, kRegs = (kSpan * C + kLanes - 1) / kLanes;
+  constexpr int kPairs = (kRegs + 1) / 2;
+  int first[SW];  // per phase: the destination column of block x = 0's first pixel
+  for (int phase = 0; phase < SW; ++phase) {
+    const int e = ((phase - s.pad_left) % SW + SW) % SW;
+    first[phase] = (e + s.pad_left) / SW;
+  }
+  __m512 v[2 * kPairs];
+#pragma GCC unroll 8
+  for (int r = 0; r < 2 * kPairs; ++r) v[r] = _mm512_setzero_ps();
+  int x = 0;
+  for (; x + kSpan <= s.in_w; x += kSpan) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kRegs; ++r) {
+      v[r] = _mm512_loadu_ps(src + static_cast<size_t>(x) * C + r * kLanes);
+    }
+#pragma GCC unroll 4
+    for (int phase = 0; phase < SW; ++phase) {
+      float* d = dst + phase * phase_size + x / SW + first[phase];
+#pragma GCC unroll 4
+      for (int ch = 0; ch < C; ++ch, d += SW * phase_size) {
+        const int at = (phase * C + ch) * 4;
+        __m512 out = _mm512_setzero_ps();
+#pragma GCC unroll 4
+        for (int k = 0; k < kPairs; ++k) {
+          const __m512i i = _mm512_loadu_si512(idx + (at + k) * kLanes);
+          out = _mm512_mask_mov_ps(out, mask[at + k],
+                                   _mm512_permutex2var_ps(v[2 * k], i, v[2 * k + 1]));
+        }
+        _mm512_storeu_ps(d, out);
+      }
+    }
+  }
+  return x;
+}
 }  // namespace
 #else
 namespace {
 int SplitBlocks(const StemConvShape&, const int*, const unsigned short*, size_t, const float*,
                 float*) {
+  return 0;
+}
+template <int SW, int C>
+int SplitBlocksFixed(const StemConvShape&, const int*, const unsigned short*, size_t,
+                     const float*, float*) {
   return 0;
 }
 }  // namespace
@@ -129,6 +188,10 @@ void StemConv::SetPrelu(const float* slope) {
 }
 
 void StemConv::Stage(const float* in, int row_begin, int row_end) const {
+  if (direct_) {  // Compute reads the input itself
+    if (row_begin == 0) in_ = in;  // one writer (row 0's), before every Compute
+    return;
+  }
   const size_t c = static_cast<size_t>(s_.channels);
   if (lanes_) {
     // Column X of the padded row goes to phase X % stride, column X / stride:
@@ -138,7 +201,11 @@ void StemConv::Stage(const float* in, int row_begin, int row_end) const {
     for (int y = row_begin; y < row_end; ++y) {
       const float* src = in + static_cast<size_t>(y) * s_.in_w * c;
       float* dst = padded_.data() + static_cast<size_t>(y + s_.pad_top) * plane_w_;
-      const int done = SplitBlocks(s_, split_idx_.data(), split_mask_.data(), phase_size, src, dst);
+      const int* idx = split_idx_.data();
+      const unsigned short* mask = split_mask_.data();
+      const int done = sw == 2 && c == 3 && fixed_split_
+                           ? SplitBlocksFixed<2, 3>(s_, idx, mask, phase_size, src, dst)
+                           : SplitBlocks(s_, idx, mask, phase_size, src, dst);
       for (int phase = 0; phase < sw; ++phase) {
         int x = done + ((phase - s_.pad_left) % sw + sw) % sw;  // first x in this phase
         float* d = dst + phase * phase_size + (x + s_.pad_left) / sw;
@@ -213,35 +280,12 @@ __attribute__((target("avx512f"))) void Rows(const StemConvShape& s, const float
   }
 }
 
-// The lanes variant. Four rows r[0..3] (channels) of 16 pixels to u[q] =
-// those 4 channels of pixels q, q + 4, q + 8, q + 12 (one per 128-bit lane).
-__attribute__((target("avx512f"))) inline void Quad(const __m512* r, __m512* u) {
-  const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
-  const __m512 t2 = _mm512_unpacklo_ps(r[2], r[3]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
-  const __m512d a0 = _mm512_castps_pd(t0), a1 = _mm512_castps_pd(t1);
-  const __m512d a2 = _mm512_castps_pd(t2), a3 = _mm512_castps_pd(t3);
-  u[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a2));
-  u[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a2));
-  u[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(a1, a3));
-  u[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(a1, a3));
-}
-
 // 16 channels x 16 pixels to NHWC: pixel p's 16 channels at o + p * stride,
 // the first `valid` pixels.
 __attribute__((target("avx512f"))) inline void Store16(const __m512* r, float* o, int stride,
                                                        int valid) {
-  __m512 u[16], x[16];
-  for (int k = 0; k < 4; ++k) Quad(r + 4 * k, u + 4 * k);
-  for (int q = 0; q < 4; ++q) {
-    const __m512 v = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x44);
-    const __m512 v2 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xEE);
-    const __m512 w = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x44);
-    const __m512 w2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xEE);
-    x[q] = _mm512_shuffle_f32x4(v, w, 0x88);
-    x[q + 4] = _mm512_shuffle_f32x4(v, w, 0xDD);
-    x[q + 8] = _mm512_shuffle_f32x4(v2, w2, 0x88);
-    x[q + 12] = _mm512_shuffle_f32x4(v2, w2, 0xDD);
-  }
+  __m512 x[16];
+  Transpose16x16(r, x);
   for (int p = 0; p < valid; ++p) _mm512_storeu_ps(o + static_cast<size_t>(p) * stride, x[p]);
 }
 
@@ -250,8 +294,8 @@ __attribute__((target("avx512f"))) inline void Store8(const __m512* r, float* o,
                                                       int valid) {
   __m512 u[8], x[8];
   int first[8];  // the first of the two pixels in x[j]
-  Quad(r, u);
-  Quad(r + 4, u + 4);
+  TransposeQuad(r, u);
+  TransposeQuad(r + 4, u + 4);
   for (int q = 0; q < 4; q += 2) {
     const __m512 v0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x44);  // pixels q, q + 4
     const __m512 v1 = _mm512_shuffle_f32x4(u[q + 1], u[5 + q], 0x44);
@@ -358,9 +402,134 @@ __attribute__((target("avx512f"))) void LaneRows(const StemConvShape& s, const f
   }
 }
 
+// The direct variant (3x3, stride 2, 3 input channels, 16 output channels:
+// the selfie models' stem): R output pixels of row oy from ox on, read from
+// the unstaged NHWC input, a pixel's 16 channels in one register (no
+// transpose back), each tap one weight load and R FMAs with the input
+// broadcast from memory. kGuard: taps outside the image read 0 (the staged
+// variants' zero border, so the same fma(0, w, acc)); pixels past out_w are
+// computed but not stored. Same taps in the same order (rows, columns,
+// channels) and the same epilogue as LanePixels, so the same bits.
+template <int R, bool kGuard>
+__attribute__((target("avx512f"))) void DirectPixels(const StemConvShape& s, const float* packed,
+                                                     const float* in, int oy, int ox, float lo_f,
+                                                     float hi_f, int epilogue, const float* slope,
+                                                     float* out) {
+  constexpr int kC = 3, kS = 2, kK = 3;
+  __m512 acc[R];
+  const __m512 bias = _mm512_loadu_ps(packed);
+#pragma GCC unroll 16
+  for (int p = 0; p < R; ++p) acc[p] = bias;
+  const float* w = packed + kLanes;
+  const int iy0 = oy * kS - s.pad_top, ix0 = ox * kS - s.pad_left;
+  if (!kGuard) {
+    // All taps inside: constant offsets from one pointer per kernel row.
+    const float* r0 = in + (static_cast<ptrdiff_t>(iy0) * s.in_w + ix0) * kC;
+    const ptrdiff_t row_floats = static_cast<ptrdiff_t>(s.in_w) * kC;
+#pragma GCC unroll 3
+    for (int ky = 0; ky < kK; ++ky) {
+      const float* r = r0 + ky * row_floats;
+#pragma GCC unroll 9
+      for (int t = 0; t < kK * kC; ++t) {  // kx * kC + ch: the row's taps in order
+        const __m512 wv = _mm512_loadu_ps(w + (ky * kK * kC + t) * kLanes);
+#pragma GCC unroll 16
+        for (int p = 0; p < R; ++p) {
+          acc[p] = _mm512_fmadd_ps(_mm512_set1_ps(r[p * kS * kC + t]), wv, acc[p]);
+        }
+      }
+    }
+  } else {
+    for (int ky = 0; ky < kK; ++ky) {
+      const int iy = iy0 + ky;
+      const bool row_in = iy >= 0 && iy < s.in_h;
+      const float* row = in + static_cast<ptrdiff_t>(row_in ? iy : 0) * s.in_w * kC;
+      for (int kx = 0; kx < kK; ++kx) {
+        for (int ch = 0; ch < kC; ++ch, w += kLanes) {
+          const __m512 wv = _mm512_loadu_ps(w);
+#pragma GCC unroll 16
+          for (int p = 0; p < R; ++p) {
+            const int ix = ix0 + p * kS + kx;
+            const float x = row_in && ix >= 0 && ix < s.in_w ? row[ix * kC + ch] : 0.0f;
+            acc[p] = _mm512_fmadd_ps(_mm512_set1_ps(x), wv, acc[p]);
+          }
+        }
+      }
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(lo_f), hi = _mm512_set1_ps(hi_f);
+  const int valid = kGuard ? std::min(R, s.out_w - ox) : R;
+  float* o = out + (static_cast<size_t>(oy) * s.out_w + ox) * kLanes;
+#pragma GCC unroll 16
+  for (int p = 0; p < R; ++p) {
+    __m512 v = _mm512_min_ps(_mm512_max_ps(acc[p], lo), hi);
+    if (epilogue == 1) {  // HARD_SWISH as LanePixels
+      __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1.555556p-3f), _mm512_set1_ps(0.5f));
+      t = _mm512_max_ps(t, _mm512_setzero_ps());
+      t = _mm512_min_ps(t, _mm512_set1_ps(1.0f));
+      v = _mm512_mul_ps(t, v);
+    } else if (epilogue == 2) {  // PRELU by the sign bit
+      const __mmask16 neg =
+          _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+      v = _mm512_mask_mul_ps(v, neg, v, _mm512_loadu_ps(slope));
+    }
+    if (!kGuard || p < valid) _mm512_storeu_ps(o + p * kLanes, v);
+  }
+}
+
+__attribute__((target("avx512f"))) void DirectRows(const StemConvShape& s, const float* packed,
+                                                   const float* in, float lo, float hi,
+                                                   int epilogue, const float* slope, float* out,
+                                                   int row_begin, int row_end) {
+  // Output columns whose taps are all inside the image: [x_lo, x_hi).
+  const int x_lo = std::min(s.out_w, (s.pad_left + 1) / 2);
+  const int x_hi = s.in_w - 3 + s.pad_left < 0
+                       ? x_lo
+                       : std::max(x_lo, std::min(s.out_w, (s.in_w - 3 + s.pad_left) / 2 + 1));
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    const int iy0 = oy * 2 - s.pad_top;
+    if (iy0 < 0 || iy0 + 2 >= s.in_h) {  // a border row: every tap checked
+      for (int ox = 0; ox < s.out_w; ox += 16) {
+        DirectPixels<16, true>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      }
+      continue;
+    }
+    for (int ox = 0; ox < x_lo; ++ox) {
+      DirectPixels<1, true>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+    }
+    int ox = x_lo;
+    for (; ox + 16 <= x_hi; ox += 16) {
+      DirectPixels<16, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+    }
+    if (ox + 8 <= x_hi) {
+      DirectPixels<8, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      ox += 8;
+    }
+    if (ox + 4 <= x_hi) {
+      DirectPixels<4, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      ox += 4;
+    }
+    if (ox < x_hi && x_hi - x_lo >= 4) {
+      // The last 1-3 inside as a block of 4 ending at x_hi (its first pixels
+      // again, the same values): single pixels wait on their FMA latency.
+      DirectPixels<4, false>(s, packed, in, oy, x_hi - 4, lo, hi, epilogue, slope, out);
+      ox = x_hi;
+    }
+    for (; ox < x_hi; ++ox) {
+      DirectPixels<1, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+    }
+    for (; ox < s.out_w; ++ox) {
+      DirectPixels<1, true>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+    }
+  }
+}
+
 }  // namespace
 
 void StemConv::Compute(float* out, int row_begin, int row_end) const {
+  if (direct_) {
+    return DirectRows(s_, packed_.data(), in_, min_, max_, epilogue_, slope_.data(), out,
+                      row_begin, row_end);
+  }
   if (lanes_) {
     return LaneRows(s_, packed_.data(), padded_.data(), plane_w_, padded_h_, min_, max_, epilogue_,
                     slope_.data(), out, row_begin, row_end);

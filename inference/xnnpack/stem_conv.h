@@ -60,6 +60,15 @@ class StemConv {
   StemConvShape s_;
   float min_, max_;
   bool lanes_ = false;          // the 16-pixel-lane variant
+  // Stage's stride-2 RGB rows with compile-time shapes (stem_conv.cc);
+  // SLUICE_XNNPACK_STEM_SPLIT=0 (read at construction) keeps the general loop.
+  bool fixed_split_ = true;
+  // 3x3, stride 2, 3 -> 16 channels (the selfie stems): no staging, Compute
+  // reads the input (recorded by Stage) in NHWC, one register a pixel
+  // (stem_conv.cc, DirectPixels). SLUICE_XNNPACK_STEM_DIRECT=0: the lanes
+  // variant as before. Same bits either way.
+  bool direct_ = false;
+  mutable const float* in_ = nullptr;
   int epilogue_ = 0;            // 0 none, 1 HARD_SWISH, 2 PRELU (slope_)
   std::vector<float> slope_;
   int blocks_ = 0;              // 16-channel output blocks

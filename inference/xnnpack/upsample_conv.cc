@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 
 #include "inference/xnnpack/pointwise_conv.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+
+#include "inference/xnnpack/avx512_transpose.h"
 #define SLUICE_UPSAMPLE_AVX512 1
 #else
 #define SLUICE_UPSAMPLE_AVX512 0
@@ -23,7 +27,10 @@ bool UpsampleConv::Supports(const UpsampleConvShape& s) {
 }
 
 UpsampleConv::UpsampleConv(const UpsampleConvShape& s, const float* weights, const float* bias)
-    : s_(s), bias_(bias ? bias[0] : 0.0f), weights_(weights, weights + 4 * s.channels) {}
+    : s_(s), bias_(bias ? bias[0] : 0.0f), weights_(weights, weights + 4 * s.channels) {
+  const char* e = std::getenv("SLUICE_XNNPACK_UPSAMPLE_T");
+  transpose_ = !(e && std::strcmp(e, "0") == 0);
+}
 
 #if SLUICE_UPSAMPLE_AVX512
 __attribute__((target("avx512f"))) void UpsampleConv::Run(const float* in, float* out,
@@ -54,7 +61,23 @@ __attribute__((target("avx512f"))) void UpsampleConv::Run(const float* in, float
         acc[k][1] = acc[k][2] = acc[k][3] = _mm512_setzero_ps();
       }
       const float* p = row + static_cast<size_t>(x) * c;
-      for (int ch0 = 0; ch0 < c; ch0 += 4) {
+      if (c == kLanes && n == kLanes && transpose_) {
+        // 16 whole pixels of 16 channels: the same sums on transposed loads.
+        __m512 r[kLanes], v[kLanes];
+        for (int i = 0; i < kLanes; ++i) r[i] = _mm512_loadu_ps(p + i * kLanes);
+        Transpose16x16(r, v);
+        for (int ch0 = 0; ch0 < kLanes; ch0 += 4) {
+#pragma GCC unroll 4
+          for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) {
+              const __m512 wk = _mm512_set1_ps(w[k * c + ch0 + j]);
+              acc[k][j] = _mm512_add_ps(acc[k][j], _mm512_mul_ps(v[ch0 + j], wk));
+            }
+          }
+        }
+      }
+      for (int ch0 = 0; ch0 < c && !(c == kLanes && n == kLanes && transpose_); ch0 += 4) {
 #pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) {  // constant indices keep acc in registers
           const int ch = ch0 + j;

@@ -118,7 +118,8 @@ struct OwnChain {
   int expand = -1, dw = -1;
   // A gated residual ADD(MUL(in, gate), gate_b) (gated_add.h): alone (conv is
   // then the MUL, gate_add the ADD), or computed on the fly as a 1x1 conv's
-  // input (gate_mul, gate_add absorbed in front of it).
+  // input (gate_mul, gate_add absorbed in front of it; gate_add and gate_b
+  // -1: the MUL alone, clamp(MUL(in, gate))).
   int gate = -1, gate_b = -1, gate_mul = -1, gate_add = -1;
   int resize = -1;  // a RESIZE_BILINEAR computed on the fly as a 1x1 conv's
                     // input (resize_bilinear.h); in is then its input
@@ -452,6 +453,7 @@ int SameShapeAddend(const GraphInfo& info, int add, int t) {
 // MUL (op `mul`) of a 4-D float tensor x by a per-channel gate ([1, 1, 1, C]
 // or [C], not constant) whose product only ADD (op `add`) reads, with a
 // tensor of x's shape: y = ADD(MUL(x, gate), b), one pass of gated_add.h.
+// `add` -1: the MUL alone (a 1x1 conv's staged input; `*b` = -1).
 // The caller checks that the product has no other reader.
 bool OwnGatedAddShape(const GraphInfo& info, int mul, int add, GatedAddShape* shape, int* x,
                       int* gate, int* b) {
@@ -474,8 +476,8 @@ bool OwnGatedAddShape(const GraphInfo& info, int mul, int add, GatedAddShape* sh
         gt.shape.size() > 4) {
       continue;
     }
-    const int other = SameShapeAddend(info, add, prod);
-    if (other < 0) return false;
+    const int other = add < 0 ? -1 : SameShapeAddend(info, add, prod);
+    if (add >= 0 && other < 0) return false;
     GatedAddShape s;
     s.rows = ps[0] * ps[1], s.w = ps[2], s.channels = ps[3];
     if (!GatedAdd::Supports(s)) return false;
@@ -1066,6 +1068,17 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
           break;
         }
       }
+    }
+    // A MUL by a per-channel gate alone as its input (the squeeze-excite
+    // output of the models' early blocks), computed on the fly the same way
+    // (SLUICE_XNNPACK_GATE_MUL=0: not, for A/B).
+    if (FuseAddEnabled() && c.gate < 0 && ga >= 0 && kind[ga] == Kind::kXnn &&
+        sole_consumer(c.in) == i &&
+        graph.tensors[c.in].shape.back() <= GatedAdd::kMaxStagedChannels &&
+        KernelSwitchOn("SLUICE_XNNPACK_GATE_MUL") &&
+        OwnGatedAddShape(info, ga, -1, nullptr, &c.in, &c.gate, &c.gate_b)) {
+      c.gate_mul = ga;
+      kind[ga] = Kind::kOwn;
     }
     // A RESIZE_BILINEAR as its input, computed on the fly (resize_bilinear.h).
     if (FuseAddEnabled() && c.gate < 0 && ga >= 0 && kind[ga] == Kind::kXnn &&
@@ -1856,7 +1869,7 @@ class GatedSource : public PixelSource {
       : k_(k), x_(x), gate_(gate), b_(b) {}
   void Fill(size_t first, size_t pixels, float* stage) const override {
     const size_t c = static_cast<size_t>(k_.shape().channels);
-    k_.RunPixels(x_ + first * c, gate_, b_ + first * c, stage, pixels);
+    k_.RunPixels(x_ + first * c, gate_, b_ ? b_ + first * c : nullptr, stage, pixels);
   }
 
  private:
@@ -1923,12 +1936,16 @@ absl::StatusOr<std::unique_ptr<const PixelSource>> XnnpackModel::MakePixelSource
   if (!OwnGatedAddShape(info, c.gate_mul, c.gate_add, &shape, nullptr, nullptr, nullptr)) {
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
   }
-  float mlo, mhi, alo, ahi;
+  float mlo, mhi, alo = 0, ahi = 0;
   ir::ActivationRange(g.ops[c.gate_mul].opts<ir::BinaryOptions>().activation, &mlo, &mhi);
-  ir::ActivationRange(g.ops[c.gate_add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+  if (c.gate_add >= 0) {
+    ir::ActivationRange(g.ops[c.gate_add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+  }
   const auto* gate = static_cast<const float*>(TensorAddress(c.gate));
-  const auto* b = static_cast<const float*>(TensorAddress(c.gate_b));
-  if (!x || !gate || !b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  const auto* b = static_cast<const float*>(TensorAddress(c.gate_b));  // null: MUL alone
+  if (!x || !gate || (c.gate_add >= 0 && !b)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  }
   return std::unique_ptr<const PixelSource>(
       std::make_unique<GatedSource>(GatedAdd(shape, mlo, mhi, alo, ahi), x, gate, b));
 }

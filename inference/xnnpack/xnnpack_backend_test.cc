@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -271,39 +274,35 @@ ir::Graph NarrowPointwiseGraph(int h, int w, int k, int n, int variant, int resi
   return b.Build();
 }
 
-// The narrow tile for N <= 8 (pointwise_conv.h): the same bits as the 7x16
-// tile (SLUICE_XNNPACK_PW_NARROW=0) and close to the reference, for N = 1..8
-// and wider (12, 16: the switch must not matter), K = 3..40, row counts that
-// are not whole tiles (5 x 13 = 65 = 28 + 28 + 8 + 1; 3 x 3; 16 x 19 = 304),
-// with ADD, channel-padded ADD + PRELU, behind a depthwise, 1-3 threads.
-TEST(XnnpackBackendTest, NarrowPointwiseMatchesWideTileBitForBit) {
+// NarrowPointwiseGraph cases (sizes x n x k x its 4 variants, those `keep`
+// accepts) on xnnpack at 1-3 threads: the same bits as with `switch_name`
+// set to 0, and within 1e-4 of the reference. Returns the number of cases.
+int CheckPointwiseCasesAgainstSwitch(const char* switch_name,
+                                     std::initializer_list<std::pair<int, int>> sizes,
+                                     std::initializer_list<int> ns, std::initializer_list<int> ks,
+                                     int residual_less, uint32_t seed,
+                                     const std::function<bool(int, int, int, int)>& keep) {
   auto xnn = CreateXnnpackBackend();
   auto ref = reference::CreateReferenceBackend();
-  struct Size {
-    int h, w;
-  };
   int cases = 0;
-  for (const Size sz : {Size{5, 13}, Size{3, 3}, Size{16, 19}}) {
-    for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}) {
-      for (int k : {3, 8, 24, 40}) {
+  for (const auto& [h, w] : sizes) {
+    for (int n : ns) {
+      for (int k : ks) {
         for (int variant = 0; variant < 4; ++variant) {
-          if (sz.h != 5 && (variant + n + k) % 3 != 0) continue;  // other sizes: a third
-          const int rc = std::max(1, n - 2);
-          const ir::Graph g = NarrowPointwiseGraph(sz.h, sz.w, k, n, variant, rc);
-          const int pixels = sz.h * sz.w;
-          std::vector<std::vector<float>> in = {testing::RandomFloats(pixels * k, -2, 2, 105 + n)};
-          if (variant == 1) in.push_back(testing::RandomFloats(pixels * n, -2, 2, 106));
-          if (variant == 2) in.push_back(testing::RandomFloats(pixels * rc, -2, 2, 107));
-          SCOPED_TRACE(::testing::Message() << sz.h << "x" << sz.w << " K=" << k << " N=" << n
+          if (!keep(h, n, k, variant)) continue;
+          const int rc = std::max(1, n - residual_less);
+          const ir::Graph g = NarrowPointwiseGraph(h, w, k, n, variant, rc);
+          const int pixels = h * w;
+          std::vector<std::vector<float>> in = {testing::RandomFloats(pixels * k, -2, 2, seed + n)};
+          if (variant == 1) in.push_back(testing::RandomFloats(pixels * n, -2, 2, seed + 1));
+          if (variant == 2) in.push_back(testing::RandomFloats(pixels * rc, -2, 2, seed + 2));
+          SCOPED_TRACE(::testing::Message() << h << "x" << w << " K=" << k << " N=" << n
                                             << " variant=" << variant);
           const std::vector<float> want = RunOn(*ref, g, in);
           for (int threads = 1; threads <= 3; ++threads) {
-            const std::vector<float> wide =
-                RunOnSwitchedOff("SLUICE_XNNPACK_PW_NARROW", *xnn, g, in, threads);
             const std::vector<float> got = RunOn(*xnn, g, in, threads);
-            ASSERT_EQ(got.size(), wide.size());
-            ASSERT_EQ(std::memcmp(got.data(), wide.data(), got.size() * sizeof(float)), 0)
-                << "threads " << threads;
+            ExpectSameBits(got, RunOnSwitchedOff(switch_name, *xnn, g, in, threads),
+                           "threads " + std::to_string(threads));
             ExpectNear(got, want, 1e-4f);
           }
           ++cases;
@@ -311,7 +310,86 @@ TEST(XnnpackBackendTest, NarrowPointwiseMatchesWideTileBitForBit) {
       }
     }
   }
+  return cases;
+}
+
+// The narrow tile for N <= 8 (pointwise_conv.h): the same bits as the 7x16
+// tile (SLUICE_XNNPACK_PW_NARROW=0) and close to the reference, for N = 1..8
+// and wider (12, 16: the switch must not matter), K = 3..40, row counts that
+// are not whole tiles (5 x 13 = 65 = 28 + 28 + 8 + 1; 3 x 3; 16 x 19 = 304),
+// with ADD, channel-padded ADD + PRELU, behind a depthwise, 1-3 threads.
+TEST(XnnpackBackendTest, NarrowPointwiseMatchesWideTileBitForBit) {
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_NARROW", {{5, 13}, {3, 3}, {16, 19}}, {1, 2, 3, 4, 5, 6, 7, 8, 12, 16},
+      {3, 8, 24, 40}, /*residual_less=*/2, /*seed=*/105,
+      // other sizes than 5 x 13: a third of the cases
+      [](int h, int n, int k, int variant) { return h == 5 || (variant + n + k) % 3 == 0; });
   EXPECT_GT(cases, 200);
+}
+
+// The register-weight tiles for N <= 16, K = 16 or 24 (pointwise_conv.h):
+// the same bits as Tile<1> (SLUICE_XNNPACK_PW_REGS=0) and close to the
+// reference, for N = 9..16 (masked stores), K = 16 and 24 (8 weights past
+// the registers) and 17 (not taken: the switch must not matter), row
+// counts that are not whole 12-row tiles (65, 304, 144), with ADD,
+// channel-padded ADD + PRELU, behind a depthwise, 1-3 threads. Then the
+// kernel alone on row ranges that start mid-image (threads' chunks, the
+// staged sources' calls), so a broken offset cannot hide behind a matcher.
+TEST(XnnpackBackendTest, RegisterWeightPointwiseMatchesTile1BitForBit) {
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_REGS", {{5, 13}, {16, 19}, {12, 12}}, {9, 12, 16}, {16, 17, 24},
+      /*residual_less=*/3, /*seed=*/205, [](int, int, int, int) { return true; });
+  EXPECT_EQ(cases, 108);
+  if (!PointwiseConvAvailable()) return;
+  for (int k : {16, 24}) {
+    for (int n : {10, 16}) {
+      constexpr size_t kRows = 100;
+      const std::vector<float> w = testing::RandomFloats(n * k, -1, 1, 208);
+      const std::vector<float> bias = testing::RandomFloats(n, -1, 1, 209);
+      const std::vector<float> in = testing::RandomFloats(kRows * k, -2, 2, 210);
+      const std::vector<float> res = testing::RandomFloats(kRows * n, -2, 2, 211);
+      const std::vector<float> slope = testing::RandomFloats(n, -1, 1, 212);
+      std::vector<float> got(kRows * n, -7.0f), want(kRows * n, -7.0f);
+      auto run = [&](const char* regs, std::vector<float>* out) {
+        const ScopedEnv env("SLUICE_XNNPACK_PW_REGS", regs);
+        PointwiseConv conv(k, n, w.data(), bias.data(), -1.5f, 1.5f);
+        conv.SetResidualAdd(-2.0f, 2.0f);
+        conv.SetPrelu(slope.data());
+        const size_t bounds[] = {0, 3, 29, 77, kRows};
+        for (int i = 0; i < 4; ++i) {
+          conv.Run(in.data(), res.data(), out->data(), bounds[i], bounds[i + 1]);
+        }
+      };
+      run("1", &got);
+      run("0", &want);
+      ExpectSameBits(got, want, "K=" + std::to_string(k) + " N=" + std::to_string(n));
+    }
+  }
+}
+
+// A k x k, stride `stride` convolution-like op's tensors in `b`: input
+// [1, h, w, c] and output [1, oh, ow, out_c] by TFLite's padding rule (ph and
+// pw for callers that need the padding), and its options.
+struct SquareConvTensors {
+  int x, y;
+  ir::PadOut ph, pw;
+};
+SquareConvTensors AddSquareConvTensors(GraphBuilder& b, int h, int w, int c, int k, int stride,
+                                       ir::Padding padding, int out_c) {
+  SquareConvTensors t;
+  t.x = b.Input({1, h, w, c});
+  t.ph = ir::ComputePadding(padding, h, k, stride, 1);
+  t.pw = ir::ComputePadding(padding, w, k, stride, 1);
+  t.y = b.Tensor({1, t.ph.out, t.pw.out, out_c});
+  return t;
+}
+template <typename Options>
+Options SquareConvOptions(ir::Padding padding, int stride, ir::Activation act) {
+  Options o;
+  o.padding = padding;
+  o.stride_h = o.stride_w = stride;
+  o.activation = act;
+  return o;
 }
 
 // Depthwise convolutions on our kernel (depthwise_conv.h), beyond the op
@@ -341,14 +419,8 @@ TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
                         Case{9, 37, 8, 3, 1, ir::Padding::kValid, ir::Activation::kRelu},
                         Case{5, 4, 24, 3, 1, ir::Padding::kSame, ir::Activation::kNone}}) {
     GraphBuilder b("depthwise");
-    const int x = b.Input({1, k.h, k.w, k.c});
-    const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
-    const ir::PadOut pw = ir::ComputePadding(k.padding, k.w, k.k, k.stride, 1);
-    const int y = b.Tensor({1, ph.out, pw.out, k.c});
-    ir::DepthwiseConv2DOptions o;
-    o.padding = k.padding;
-    o.stride_h = o.stride_w = k.stride;
-    o.activation = k.act;
+    const auto [x, y, ph, pw] = AddSquareConvTensors(b, k.h, k.w, k.c, k.k, k.stride, k.padding, k.c);
+    const auto o = SquareConvOptions<ir::DepthwiseConv2DOptions>(k.padding, k.stride, k.act);
     const int n = k.k * k.k * k.c;
     b.Op(OpType::kDepthwiseConv2D,
          {x, b.Const({1, k.k, k.k, k.c}, testing::RandomFloats(n, -1, 1, 71)),
@@ -360,6 +432,63 @@ TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
     const std::vector<float> want = RunOn(*ref, g, {in});
     ExpectNear(RunOn(*xnn, g, {in}, 1), want, 1e-5f);
     ExpectNear(RunOn(*xnn, g, {in}, 2), want, 1e-5f);
+  }
+}
+
+// The depthwise fast paths (depthwise_conv.h, fast_): 16-channel rows:
+// the constant-offset interior at stride 1 and 2, 3x3 and 5x5, SAME and VALID,
+// interiors that are not whole 8-pixel blocks (13, 30 wide), with the
+// DEPTHWISE -> ADD epilogue (the selfie decoders' 128x128x16 layer); the
+// last interior block of 4 (16x16x128 5x5: 12 interior pixels); edge
+// pixels of 8, 4 + 2, 2 + 1, 4 + 2 + 1 whole groups at once (C = 128, 96,
+// 48, 112; C = 40: 2 whole groups and a partial one on the old path; a 5x6
+// image whose rows are all edge rows); whole-group interior blocks (plain
+// loads). The same bits as the general path (SLUICE_XNNPACK_DW16=0) and
+// close to the reference, 1 and 2 threads.
+TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
+  struct Case {
+    int h, w, c, k, stride;
+    ir::Padding padding;
+    bool add;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{13, 30, 16, 3, 1, ir::Padding::kSame, true},
+                        Case{9, 13, 16, 3, 2, ir::Padding::kSame, false},
+                        Case{12, 30, 16, 5, 1, ir::Padding::kValid, false},
+                        Case{11, 29, 16, 5, 2, ir::Padding::kSame, true},
+                        Case{32, 32, 16, 3, 1, ir::Padding::kSame, true},
+                        Case{16, 16, 128, 5, 1, ir::Padding::kSame, false},
+                        Case{10, 19, 40, 3, 1, ir::Padding::kSame, true},
+                        Case{9, 11, 96, 5, 2, ir::Padding::kSame, false},
+                        Case{8, 13, 48, 3, 2, ir::Padding::kSame, false},
+                        Case{5, 6, 112, 5, 1, ir::Padding::kSame, true},
+                        Case{12, 21, 64, 3, 1, ir::Padding::kSame, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " " << k.k << "x"
+                                      << k.k << " stride " << k.stride);
+    GraphBuilder b("depthwise16");
+    const auto [x, y, ph, pw] = AddSquareConvTensors(b, k.h, k.w, k.c, k.k, k.stride, k.padding, k.c);
+    const auto o = SquareConvOptions<ir::DepthwiseConv2DOptions>(k.padding, k.stride, ir::Activation::kRelu);
+    const int n = k.k * k.k * k.c;
+    b.Op(OpType::kDepthwiseConv2D,
+         {x, b.Const({1, k.k, k.k, k.c}, testing::RandomFloats(n, -1, 1, 221)),
+          b.Const({k.c}, testing::RandomFloats(k.c, -1, 1, 222))},
+         {y}, o);
+    int out = y;
+    if (k.add && k.stride == 1 && k.padding == ir::Padding::kSame) {
+      out = b.Tensor({1, k.h, k.w, k.c});
+      b.Op(OpType::kAdd, {x, y}, {out}, ir::BinaryOptions{});
+    }
+    b.Output(out);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -1, 1, 223);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 2; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_DW16", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+      ExpectNear(got, want, 1e-5f);
+    }
   }
 }
 
@@ -464,14 +593,8 @@ TEST(XnnpackBackendTest, StemConvolutionsMatchReference) {
     SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " -> " << k.oc << " k"
                                       << k.k << " s" << k.stride);
     GraphBuilder b("stem");
-    const int x = b.Input({1, k.h, k.w, k.c});
-    const ir::PadOut ph = ir::ComputePadding(k.padding, k.h, k.k, k.stride, 1);
-    const ir::PadOut pw = ir::ComputePadding(k.padding, k.w, k.k, k.stride, 1);
-    const int y = b.Tensor({1, ph.out, pw.out, k.oc});
-    ir::Conv2DOptions o;
-    o.padding = k.padding;
-    o.stride_h = o.stride_w = k.stride;
-    o.activation = k.act;
+    const auto [x, y, ph, pw] = AddSquareConvTensors(b, k.h, k.w, k.c, k.k, k.stride, k.padding, k.oc);
+    const auto o = SquareConvOptions<ir::Conv2DOptions>(k.padding, k.stride, k.act);
     const int n = k.oc * k.k * k.k * k.c;
     const std::vector<float> w = testing::RandomFloats(n, -1, 1, 51);
     const std::vector<float> bias = testing::RandomFloats(k.oc, -1, 1, 52);
@@ -562,6 +685,87 @@ TEST(XnnpackBackendTest, StemConvolutionActivationsMatch) {
   }
 }
 
+// The direct stem (stem_conv.h, direct_: 3x3, stride 2, 3 -> 16 channels,
+// no staging): the same bits as the lanes variant (SLUICE_XNNPACK_STEM_DIRECT
+// =0) and near the reference: SAME and VALID, widths with 16-, 8- and 4-pixel
+// blocks, an overlapping last block and border columns (23x29, 64x75),
+// images narrower than a block (9x7), a zero PAD in front absorbed (the
+// border on the top and left too), HARD_SWISH and PRELU absorbed, 1-3
+// threads; then the kernel alone, staged and computed in parts.
+TEST(XnnpackBackendTest, StemDirectMatchesLanesBitForBit) {
+  struct Case {
+    int h, w;
+    ir::Padding padding;
+    bool pad_op;
+    OpType act;  // kHardSwish, kPrelu, or kAdd for none
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<float> w = testing::RandomFloats(16 * 27, -1, 1, 251);
+  const std::vector<float> bias = testing::RandomFloats(16, -1, 1, 252);
+  for (const Case& k : {Case{23, 29, ir::Padding::kSame, false, OpType::kHardSwish},
+                        Case{64, 75, ir::Padding::kSame, false, OpType::kAdd},
+                        Case{20, 19, ir::Padding::kValid, false, OpType::kPrelu},
+                        Case{9, 7, ir::Padding::kSame, false, OpType::kAdd},
+                        Case{17, 40, ir::Padding::kValid, true, OpType::kHardSwish}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << (k.pad_op ? " PAD" : ""));
+    GraphBuilder b("stem_direct");
+    int x = b.Input({1, k.h, k.w, 3});
+    int h = k.h, wd = k.w;
+    if (k.pad_op) {  // one row and column of zeros on each side
+      h += 2, wd += 2;
+      const int padded = b.Tensor({1, h, wd, 3});
+      b.Op(OpType::kPad, {x, b.ConstInt({4, 2}, {0, 0, 1, 1, 1, 1, 0, 0})}, {padded});
+      x = padded;
+    }
+    const ir::PadOut ph = ir::ComputePadding(k.padding, h, 3, 2, 1);
+    const ir::PadOut pw = ir::ComputePadding(k.padding, wd, 3, 2, 1);
+    const ir::Shape oshape{1, ph.out, pw.out, 16};
+    int y = b.Tensor(oshape);
+    ir::Conv2DOptions o;
+    o.padding = k.padding;
+    o.stride_h = o.stride_w = 2;
+    b.Op(OpType::kConv2D, {x, b.Const({16, 3, 3, 3}, w), b.Const({16}, bias)}, {y}, o);
+    if (k.act != OpType::kAdd) {
+      const int z = b.Tensor(oshape);
+      if (k.act == OpType::kPrelu) {
+        b.Op(OpType::kPrelu, {y, b.Const({1, 1, 16}, testing::RandomFloats(16, -1, 1, 253))}, {z});
+      } else {
+        b.Op(OpType::kHardSwish, {y}, {z});
+      }
+      y = z;
+    }
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 3, -2, 2, 254);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-5f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_DIRECT", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+    }
+    if (k.pad_op) continue;
+    StemConvShape shape;
+    shape.in_h = k.h, shape.in_w = k.w, shape.channels = 3;
+    shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = 16;
+    shape.stride_h = shape.stride_w = 2;
+    shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+    if (!StemConv::Supports(shape)) continue;
+    auto alone = [&](const char* direct) {
+      const ScopedEnv env("SLUICE_XNNPACK_STEM_DIRECT", direct);
+      const StemConv conv(shape, w.data(), bias.data(), -3.0f, 3.0f);
+      std::vector<float> out(static_cast<size_t>(ph.out) * pw.out * 16, -7.0f);
+      conv.Stage(in.data(), 0, k.h / 2);  // in parts, as threads split rows
+      conv.Stage(in.data(), k.h / 2, k.h);
+      conv.Compute(out.data(), 0, ph.out / 2);
+      conv.Compute(out.data(), ph.out / 2, ph.out);
+      return out;
+    };
+    ExpectSameBits(alone("1"), alone("0"), "kernel alone");
+  }
+}
+
 // Convolution2DTransposeBias with kernel == stride == 2 and one output
 // channel (upsample_conv.h): the selfie models' last layer, odd widths and
 // widths past one 16-pixel register (masked tails), 1x1 images, 64
@@ -597,6 +801,46 @@ TEST(XnnpackBackendTest, UpsampleConvolutionsMatchReference) {
     conv.Run(in.data(), got.data(), 0, k.h / 2);  // two calls, as threads split rows
     conv.Run(in.data(), got.data(), k.h / 2, k.h);
     ExpectNear(got, want, 1e-5f);
+  }
+}
+
+// The upsample kernel's 16-channel transpose path (upsample_conv.h): the
+// same bits as its gathers (SLUICE_XNNPACK_UPSAMPLE_T=0), on whole 16-pixel
+// blocks, a masked tail (37 = 2 x 16 + 5) and a row split mid-image; and
+// near the reference through the backend.
+TEST(XnnpackBackendTest, UpsampleTransposeMatchesGathersBitForBit) {
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const int w : {16, 37, 128}) {
+    const int h = 6, c = 16;
+    const std::vector<float> wt = testing::RandomFloats(4 * c, -1, 1, 231);
+    const std::vector<float> bias = testing::RandomFloats(1, -1, 1, 232);
+    const std::vector<float> in = testing::RandomFloats(h * w * c, -1, 1, 233);
+    GraphBuilder b("upsample16");
+    const int x = b.Input({1, h, w, c});
+    const int y = b.Tensor({1, 2 * h, 2 * w, 1});
+    b.Op(OpType::kTransposeConvBias, {x, b.Const({1, 2, 2, c}, wt), b.Const({1}, bias)}, {y},
+         ir::TransposeConvOptions{ir::Padding::kValid, 2, 2});
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> got = RunOn(*xnn, g, {in}, 2);
+    ExpectNear(got, RunOn(*ref, g, {in}), 1e-5f);
+    ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_UPSAMPLE_T", *xnn, g, {in}, 2),
+                   "backend, width " + std::to_string(w));
+    const UpsampleConvShape shape{h, w, c};
+    if (!UpsampleConv::Supports(shape)) continue;
+    std::vector<float> fast(got.size(), -7.0f), slow(got.size(), -7.0f);
+    {
+      const UpsampleConv conv(shape, wt.data(), bias.data());
+      conv.Run(in.data(), fast.data(), 0, 1);
+      conv.Run(in.data(), fast.data(), 1, h);
+    }
+    {
+      const ScopedEnv env("SLUICE_XNNPACK_UPSAMPLE_T", "0");
+      const UpsampleConv conv(shape, wt.data(), bias.data());
+      conv.Run(in.data(), slow.data(), 0, h);
+    }
+    ExpectSameBits(fast, slow, "kernel, width " + std::to_string(w));
   }
 }
 
@@ -1108,6 +1352,67 @@ TEST(XnnpackBackendTest, GatedResidualOnlyWhereThePatternHolds) {
       const int steps = ProfiledSteps(*xnn, g);
       if (steps >= 0) EXPECT_EQ(steps, conv_out > 0 ? 3 : 2);  // MUL, ADD (, CONV)
     }
+  }
+}
+
+// MUL by a per-channel gate whose product only a 1x1 conv reads (the
+// squeeze-excite outputs of selfie_segmentation's early blocks): the MUL
+// computed on the fly as the conv's input. C = 16 (64x64, the 16 -> 16
+// layer), 96 -> 24, 5 -> 3 (masked), 40 -> 8 (narrow tile) with a residual
+// ADD; odd sizes; MUL activations; both operand orders; 1-3 threads. The
+// same bits as the MUL on XNNPACK (SLUICE_XNNPACK_GATE_MUL=0), near the
+// reference, and one step (the MUL absorbed). A product that is also a
+// graph output keeps the MUL.
+TEST(XnnpackBackendTest, GateMulIntoPointwiseConvIsBitExactWithTheSwitchOff) {
+  using A = ir::Activation;
+  struct Case {
+    int h, w, c, n;
+    A act;
+    bool residual, product_out;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{64, 64, 16, 16, A::kNone, false, false},
+                        Case{16, 16, 96, 24, A::kRelu6, false, false},
+                        Case{9, 7, 5, 3, A::kRelu, false, false},
+                        Case{13, 11, 40, 8, A::kNone, true, false},
+                        Case{9, 7, 16, 16, A::kNone, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " -> " << k.n);
+    GraphBuilder b("gate_mul");
+    const ir::Shape shape{1, k.h, k.w, k.c};
+    const int x = b.Input(shape);
+    const int gate = b.Input({1, 1, 1, k.c});
+    const int prod = b.Tensor(shape);
+    ir::BinaryOptions m;
+    m.activation = k.act;
+    b.Op(OpType::kMul, k.c % 2 ? std::vector<int>{gate, x} : std::vector<int>{x, gate}, {prod}, m);
+    const ir::Shape oshape{1, k.h, k.w, k.n};
+    int y = b.Tensor(oshape);
+    ir::Conv2DOptions o;
+    o.activation = A::kRelu;
+    b.Op(OpType::kConv2D,
+         {prod, b.Const({k.n, 1, 1, k.c}, testing::RandomFloats(k.n * k.c, -1, 1, 241)),
+          b.Const({k.n}, testing::RandomFloats(k.n, -1, 1, 242))},
+         {y}, o);
+    if (k.residual) {
+      const int r = b.Input(oshape);
+      const int sum = b.Tensor(oshape);
+      b.Op(OpType::kAdd, {y, r}, {sum}, ir::BinaryOptions{});
+      y = sum;
+    }
+    b.Output(y);
+    if (k.product_out) b.Output(prod);
+    const ir::Graph g = b.Build();
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_GATE_MUL", *xnn, g, in, threads),
+                     "threads " + std::to_string(threads));
+      ExpectNear(got, want, 1e-4f);
+    }
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, k.product_out ? 2 : 1);
   }
 }
 
