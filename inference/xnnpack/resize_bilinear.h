@@ -40,6 +40,9 @@ class ResizeBilinear {
   // Per output row / column: the two source rows / columns and the weight.
   std::vector<int32_t> y0_, y1_, x0_, x1_;
   std::vector<float> ay_, ax_;
+  // 8 channels: two pixels a register (resize_bilinear.cc);
+  // SLUICE_XNNPACK_RESIZE_PAIRS=0 (read at construction) keeps one.
+  bool pairs_ = true;
 };
 
 }  // namespace sluice::inference::xnn

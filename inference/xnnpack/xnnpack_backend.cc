@@ -415,8 +415,15 @@ bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape
 // and the 1x1 on one image row at a time cost more than the traffic saved
 // (14x14 and 7x7 layers up to 2x slower on two threads). Project: from
 // 48x48 pixels (56x56x144: -10%); smaller ones are flat or a few % slower.
-bool StreamExpandWins(const ir::Shape& mid) {
-  return mid.size() == 4 && ir::NumElements(mid) * sizeof(float) > size_t{5} << 19;
+// A stride-2 depthwise reads 4 of those pixels per output: from 1.75 MiB
+// (pose_landmark's 128x128x32 -> 64x64: 0.110 + 0.125 ms as the 1x1 alone
+// and DEPTHWISE -> 1x1 streamed, 0.150 + 0.041 as 1x1 -> DEPTHWISE streamed
+// and the 1x1 alone; its 64x64x96 -> 32x32, 1.5 MiB: 0.092 + 0.101 ->
+// 0.210 streamed, slower); SLUICE_XNNPACK_STREAM_S2=0 keeps the L2 bound.
+bool StreamExpandWins(const ir::Shape& mid, int dw_stride) {
+  const size_t bytes = mid.size() == 4 ? ir::NumElements(mid) * sizeof(float) : 0;
+  const bool s2 = KernelSwitchOn("SLUICE_XNNPACK_STREAM_S2");
+  return bytes > (s2 && dw_stride >= 2 ? size_t{7} << 18 : size_t{5} << 19);
 }
 bool StreamProjectWins(const ir::Shape& mid) {
   return mid.size() == 4 && mid[1] * mid[2] >= 48 * 48;
@@ -549,6 +556,18 @@ bool OwnTransformBilinearShape(const GraphInfo& info, int op_index,
   return true;
 }
 
+// An ADD output of shape `ys` as PlainAdd rows (batch 1, rows of H), when
+// the kernel takes it.
+bool PlainAddRowShape(const ir::Shape& ys, PlainAddShape* shape) {
+  if (ys.size() != 4 || ys[0] != 1) return false;
+  PlainAddShape s;
+  s.rows = ys[1];
+  s.row_floats = static_cast<size_t>(ys[2]) * ys[3];
+  if (!PlainAdd::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
 // ADD of two float tensors of the same shape, with batch 1 and at least
 // kPlainAddMinFloats elements (a smaller one is not worth cutting an XNNPACK
 // segment for): rows of H.
@@ -561,13 +580,16 @@ bool OwnPlainAddShape(const GraphInfo& info, int add, PlainAddShape* shape) {
   if (a.type != ir::OpType::kAdd || a.inputs.size() != 2 || a.inputs[0] < 0) return false;
   if (SameShapeAddend(info, add, a.inputs[0]) != a.inputs[1]) return false;
   const ir::Shape& ys = g.tensors[a.outputs[0]].shape;
-  if (ys.size() != 4 || ys[0] != 1 || ir::NumElements(ys) < kPlainAddMinFloats) return false;
-  PlainAddShape s;
-  s.rows = ys[1];
-  s.row_floats = static_cast<size_t>(ys[2]) * ys[3];
-  if (!PlainAdd::Supports(s)) return false;
-  if (shape) *shape = s;
-  return true;
+  if (ir::NumElements(ys) < kPlainAddMinFloats) return false;
+  return PlainAddRowShape(ys, shape);
+}
+
+// The ADD (op `add`) of a resize's output `t` and a same-shape tensor, as
+// the resize's epilogue (PlainAdd on the resized rows).
+bool OwnResizeAddShape(const GraphInfo& info, int add, int t, PlainAddShape* shape) {
+  const ir::Graph& g = info.graph();
+  if (SameShapeAddend(info, add, t) < 0) return false;
+  return PlainAddRowShape(g.tensors[g.ops[add].outputs[0]].shape, shape);
 }
 
 // ADD -> global mean, two-thread fixes (add_mean.h): with threads and few
@@ -1178,7 +1200,23 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       c.in = graph.ops[i].inputs[0];
       c.out = graph.ops[i].outputs[0];
       kind[i] = Kind::kOwn;
-      chains[i] = c;
+      // ... with the same-shape ADD after it (left to XNNPACK, or the
+      // row-split ADD above) as its epilogue, row by row while in L1
+      // (pose_landmark's 64 -> 128 x8 upsample + skip: 0.032 + 0.036 ms).
+      // SLUICE_XNNPACK_RESIZE_ADD=0 keeps the two steps.
+      const int a = sole_consumer(c.out);
+      auto pa = chains.find(a);
+      const bool plain = pa != chains.end() && pa->second.plain_add && pa->second.conv == a;
+      if (a >= 0 && (kind[a] == Kind::kXnn || plain) &&
+          KernelSwitchOn("SLUICE_XNNPACK_RESIZE_ADD") &&
+          OwnResizeAddShape(info, a, c.out, nullptr)) {
+        c.add = a;
+        c.residual = SameShapeAddend(info, a, c.out);
+        c.out = graph.ops[a].outputs[0];
+        kind[a] = Kind::kOwn;
+        if (plain) chains.erase(pa);
+      }
+      chains[c.last()] = c;
     }
   }
 
@@ -1224,7 +1262,9 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       const int e = info.producer(d.in);
       if (e < 0 || !plain_pointwise(e) ||
           sole_consumer(d.in) != (d.in_pad >= 0 ? d.in_pad : d.conv) ||
-          (stream != "all" && !StreamExpandWins(graph.tensors[d.in].shape))) {
+          (stream != "all" &&
+           !StreamExpandWins(graph.tensors[d.in].shape,
+                             graph.ops[d.conv].opts<ir::DepthwiseConv2DOptions>().stride_h))) {
         continue;
       }
       d.expand = e;
@@ -1633,6 +1673,20 @@ struct ResizeRows {
                 out + first * s.channels);
   }
 };
+// The resize, then the ADD on each row in place (OwnChain::add).
+struct ResizeAddRows {
+  ResizeBilinear kernel;
+  PlainAdd add;
+  const float* b;
+  void Run(const float* in, float* out, int row_begin, int row_end) const {
+    const ResizeShape& s = kernel.shape();
+    for (int y = row_begin; y < row_end; ++y) {
+      const size_t first = static_cast<size_t>(y) * s.out_w;
+      kernel.Fill(in, first, s.out_w, out + first * s.channels);
+      add.Run(out, b, out, y, y + 1);
+    }
+  }
+};
 struct GatedAddRows {
   GatedAdd kernel;
   const float* gate;
@@ -1690,6 +1744,20 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     ResizeShape shape;
     if (!OwnResizeShape(info, c.conv, &shape)) {
       return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    if (c.add >= 0) {
+      PlainAddShape as;
+      if (!OwnResizeAddShape(info, c.add, op.outputs[0], &as)) {
+        return absl::InternalError(absl::StrCat(g.OpLabel(c.add), ": not for our kernel"));
+      }
+      float lo, hi;
+      ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &lo, &hi);
+      const auto* b = static_cast<const float*>(TensorAddress(c.residual));
+      if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.add), ": no buffer"));
+      return PrepareRowKernel(g, c,
+                              std::make_shared<const ResizeAddRows>(
+                                  ResizeAddRows{ResizeBilinear(shape), PlainAdd(as, lo, hi), b}),
+                              shape.out_h);
     }
     return PrepareRowKernel(
         g, c, std::make_shared<const ResizeRows>(ResizeRows{ResizeBilinear(shape)}), shape.out_h);

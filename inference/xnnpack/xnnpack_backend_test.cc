@@ -499,8 +499,9 @@ TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
 // heights that 1, 2 and 3 threads (2 bands each) do not divide, down to
 // fewer rows than bands, so bands restage their halo rows and bottom
 // padding rows reuse ring slots. Against the reference kernels; and the
-// bits equal the whole-image version's (SLUICE_XNNPACK_NARROW_STREAM=0) and
-// XNNPACK's (SLUICE_XNNPACK_NARROW=0).
+// bits equal the whole-image version's (SLUICE_XNNPACK_NARROW_STREAM=0),
+// XNNPACK's (SLUICE_XNNPACK_NARROW=0) and the packed plane rows'
+// (SLUICE_XNNPACK_NARROW_ALIGN=0).
 TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
   struct Case {
     int h, w, c, k;
@@ -546,7 +547,8 @@ TEST(XnnpackBackendTest, NarrowConvolutionsMatchReference) {
       SCOPED_TRACE(::testing::Message() << threads << " threads");
       const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
       ExpectNear(got, want, 1e-5f);
-      for (const char* off : {"SLUICE_XNNPACK_NARROW_STREAM", "SLUICE_XNNPACK_NARROW"}) {
+      for (const char* off : {"SLUICE_XNNPACK_NARROW_STREAM", "SLUICE_XNNPACK_NARROW",
+                              "SLUICE_XNNPACK_NARROW_ALIGN"}) {
         ExpectSameBits(RunOnSwitchedOff(off, *xnn, g, {in}, threads), got,
                        std::string(off) + "=0 gives other bits");
       }
@@ -1518,6 +1520,111 @@ TEST(XnnpackBackendTest, StandaloneResizeIsBitExactWithXnnpack) {
   }
 }
 
+// 8-channel resizes run two pixels a register (resize_bilinear.cc): x2 up
+// (neighbouring source pixels: one load a pair), TensorFlow's legacy mode
+// (both pixels of a pair on one source pixel), downscaling and odd scales
+// (pairs apart), odd output widths (a last single pixel), 1-pixel inputs;
+// alone and as a 1x1's input (pixel ranges that start mid-row). The same
+// bits as XNNPACK's node and as one pixel a register
+// (SLUICE_XNNPACK_RESIZE_PAIRS=0), on 1, 2 and 3 threads.
+TEST(XnnpackBackendTest, EightChannelResizePairsAreBitExact) {
+  if (std::getenv("SLUICE_XNNPACK_RESIZE") || std::getenv("SLUICE_XNNPACK_RESIZE_PAIRS")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  struct Case {
+    int h, w, oh, ow;
+    bool align, half;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{64, 64, 128, 128, false, true}, Case{16, 16, 32, 32, false, false},
+                        Case{9, 7, 18, 15, true, false}, Case{13, 11, 5, 7, false, true},
+                        Case{6, 9, 11, 23, false, false}, Case{1, 1, 3, 5, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " -> " << k.oh << "x" << k.ow
+                                      << " align " << k.align << " half " << k.half);
+    GraphBuilder b("resize8");
+    const int x = b.Input({1, k.h, k.w, 8});
+    const int y = b.Tensor({1, k.oh, k.ow, 8});
+    b.Op(OpType::kResizeBilinear, {x, b.ConstInt({2}, {k.oh, k.ow})}, {y},
+         ir::ResizeBilinearOptions{k.align, k.half});
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 8, -1, 1, 131);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    // ... and as a 1x1's input (fused: staged in chunks of pixels).
+    const ResizeConvCase kc{k.h, k.w, k.oh, k.ow, 8, 16, k.align, k.half, true};
+    const ir::Graph gc = ResizeConvGraph(kc);
+    const std::vector<std::vector<float>> inc = GatedInputs(gc);
+    const std::vector<float> want_c = RunOn(*ref, gc, inc);
+    for (int threads : {1, 2, 3}) {
+      const std::string t = "threads " + std::to_string(threads);
+      const std::vector<float> ours = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(ours, want, 1e-5f);
+      ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE", *xnn, g, {in}, threads), t);
+      ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE_PAIRS", *xnn, g, {in}, threads),
+                     t);
+      const std::vector<float> ours_c = RunOn(*xnn, gc, inc, threads);
+      ExpectNear(ours_c, want_c, 1e-5f);
+      ExpectSameBits(ours_c,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE_PAIRS", *xnn, gc, inc, threads), t);
+    }
+  }
+}
+
+// RESIZE_BILINEAR -> ADD of a same-shape tensor: one step, the ADD on each
+// resized row (pose_landmark's upsample + skip). Either ADD operand order,
+// its activations, 8 and 5 channels; the same bits as the two ops apart
+// (SLUICE_XNNPACK_RESIZE_ADD=0) and as XNNPACK's nodes; not fused when the
+// resized tensor is a graph output too.
+TEST(XnnpackBackendTest, ResizeThenAddIsOneStepWithTheSameBits) {
+  if (std::getenv("SLUICE_XNNPACK_RESIZE") || std::getenv("SLUICE_XNNPACK_RESIZE_ADD")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    int h, w, oh, ow, c;
+    bool resized_first, resized_out;
+    ir::Activation act;
+  };
+  using A = ir::Activation;
+  for (const Case& k : {Case{64, 64, 128, 128, 8, true, false, A::kNone},
+                        Case{7, 9, 14, 17, 8, false, false, A::kRelu6},
+                        Case{5, 6, 9, 11, 5, true, false, A::kRelu},
+                        Case{7, 9, 14, 17, 8, true, true, A::kNone}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " -> " << k.oh << "x" << k.ow
+                                      << " c" << k.c << " first " << k.resized_first << " out "
+                                      << k.resized_out);
+    GraphBuilder b("resize_add");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const int skip = b.Input({1, k.oh, k.ow, k.c});
+    const int r = b.Tensor({1, k.oh, k.ow, k.c});
+    b.Op(OpType::kResizeBilinear, {x, b.ConstInt({2}, {k.oh, k.ow})}, {r},
+         ir::ResizeBilinearOptions{false, true});
+    const int y = b.Tensor({1, k.oh, k.ow, k.c});
+    ir::BinaryOptions o;
+    o.activation = k.act;
+    b.Op(OpType::kAdd, k.resized_first ? std::vector<int>{r, skip} : std::vector<int>{skip, r},
+         {y}, o);
+    b.Output(y);
+    if (k.resized_out) b.Output(r);
+    const ir::Graph g = b.Build();
+    const std::vector<std::vector<float>> in = {
+        testing::RandomFloats(k.h * k.w * k.c, -2, 2, 151),
+        testing::RandomFloats(k.oh * k.ow * k.c, -2, 2, 152)};
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::string t = "threads " + std::to_string(threads);
+      const std::vector<float> ours = RunOn(*xnn, g, in, threads);
+      ExpectNear(ours, want, 1e-5f);
+      ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE_ADD", *xnn, g, in, threads), t);
+      ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE", *xnn, g, in, threads), t);
+    }
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, k.resized_out ? 2 : 1);
+  }
+}
+
 // ADD -> global AVERAGE_POOL_2D in one pass (add_mean.h): more than 7
 // pixels (8, a multiple of 7, odd counts, 64x64), C = 16, 5, 24, 40; the
 // activations of both ops. `filter_h` < h: a pooling that is not global;
@@ -2085,6 +2192,42 @@ TEST(XnnpackBackendTest, StreamedPairsOnlyWhereThePatternHolds) {
   const ir::Graph g = StreamGraph(StreamCase{true, 13, 11, 5, 20, 0, 3, 2});
   const int steps = ProfiledSteps(*xnn, g);
   if (steps >= 0) EXPECT_EQ(steps, 2);
+}
+
+// By default an expand pair whose depthwise has stride 2 streams from a 1.75
+// MiB tensor between (pose_landmark_lite's 128x128x32 PAD + VALID layer);
+// stride 1 keeps the 2.5 MiB bound, as do smaller tensors and
+// SLUICE_XNNPACK_STREAM_S2=0. The same bits either way.
+TEST(XnnpackBackendTest, StrideTwoExpandPairsStreamBelowTheL2Bound) {
+  if (std::getenv("SLUICE_XNNPACK_STREAM_S2")) GTEST_SKIP() << "switch set outside";
+  ScopedEnv unset("SLUICE_XNNPACK_STREAM", "");
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    StreamCase k;
+    int steps;  // by default; 2 (1x1, depthwise) with the switch off
+  };
+  for (const Case& c : {Case{{true, 128, 128, 8, 32, 0, 3, 2, /*pad=*/true}, 1},
+                        Case{{true, 128, 128, 8, 32, 0, 3, 1}, 2},
+                        Case{{true, 64, 64, 8, 96, 0, 3, 2, /*pad=*/true}, 2}}) {
+    const StreamCase& k = c.k;
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " s" << k.stride);
+    const ir::Graph g = StreamGraph(k);
+    const std::vector<std::vector<float>> in = {
+        testing::RandomFloats(k.h * k.w * k.cin, -2, 2, 141)};
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2}) {
+      const std::vector<float> ours = RunOn(*xnn, g, in, threads);
+      ExpectNear(ours, want, 1e-4f);
+      ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_STREAM_S2", *xnn, g, in, threads),
+                     "threads " + std::to_string(threads));
+    }
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, c.steps);
+    ScopedEnv off("SLUICE_XNNPACK_STREAM_S2", "0");
+    const int steps_off = ProfiledSteps(*xnn, g);
+    if (steps_off >= 0) EXPECT_EQ(steps_off, 2);
+  }
 }
 
 }  // namespace
