@@ -40,11 +40,14 @@ class StemConv {
   static bool Supports(const StemConvShape& s);
   // True when the 16-pixel-lane variant runs this shape (reads the switch).
   static bool UsesLanes(const StemConvShape& s);
+  // True when the direct variant (direct_) runs it (reads the switches).
+  static bool UsesDirect(const StemConvShape& s);
   // `weights`: [OC, KH, KW, C] (TFLite OHWI); `bias`: OC floats or nullptr.
   StemConv(const StemConvShape& s, const float* weights, const float* bias, float out_min,
            float out_max);
   const StemConvShape& shape() const { return s_; }
   bool lanes() const { return lanes_; }  // runs the 16-pixel-lane variant
+  bool direct() const { return direct_; }  // runs the direct variant (direct_)
   // Stage: input rows [begin, end) into the zero-bordered buffer. Compute:
   // output rows [begin, end) (after all of Stage). Not reentrant: one
   // buffer per kernel (a compiled model runs one Invoke at a time).
@@ -55,6 +58,26 @@ class StemConv {
   // HARD_SWISH, or PRELU with one slope per output channel.
   void SetHardSwish();
   void SetPrelu(const float* slope);
+  // True when the kernel takes the DEPTHWISE tail below (the 8-channel
+  // direct variant).
+  static bool TakesTail(const StemConvShape& s);
+  // Only where TakesTail: DEPTHWISE 1x1 ops after the activation, per
+  // channel clamp(x * scale + bias, lo, hi) with XNNPACK 2022's arithmetic
+  // (its vmulcaddc kernel: the product rounded, then the add). SetScale: one on the output. SetSecondOutput: PRELU(slope), then
+  // one, of the output, written to `out2` too (out_h * out_w * out_channels
+  // floats). hand_recrop's ops 0-4 in one pass over memory, not four.
+  // `bias` may be nullptr (zeros).
+  void SetScale(const float* scale, const float* bias, float lo, float hi);
+  void SetSecondOutput(float* out2, const float* slope, const float* scale, const float* bias,
+                       float lo, float hi);
+  // Only where TakesTail: a MAX_POOL 2x2 stride 2 (VALID) of the output
+  // (after SetScale), clamped to [lo, hi], written to `out3` (out_h / 2 *
+  // out_w / 2 * out_channels floats) with XNNPACK 2022's max order. Compute
+  // then writes pool row i with output row 2i + 1 when its range holds row
+  // 2i too: call it with ranges of whole row pairs (compute_rows()).
+  void SetMaxPool(float* out3, float lo, float hi);
+  // Output rows a Compute call should cover (its ranges start at multiples).
+  int compute_rows() const { return tail_.out3 ? 2 : 1; }
 
  private:
   StemConvShape s_;
@@ -63,14 +86,22 @@ class StemConv {
   // Stage's stride-2 RGB rows with compile-time shapes (stem_conv.cc);
   // SLUICE_XNNPACK_STEM_SPLIT=0 (read at construction) keeps the general loop.
   bool fixed_split_ = true;
-  // 3x3, stride 2, 3 -> 16 channels (the selfie stems): no staging, Compute
-  // reads the input (recorded by Stage) in NHWC, one register a pixel
-  // (stem_conv.cc, DirectPixels). SLUICE_XNNPACK_STEM_DIRECT=0: the lanes
+  // 3x3, stride 2, 3 -> 16 or 8 channels (the selfie and hand_recrop stems):
+  // no staging, Compute reads the input (recorded by Stage) in NHWC, one
+  // register a pixel (zmm, or ymm with AVX-512VL for 8; stem_conv.cc,
+  // DirectPixels16, DirectPixels8). SLUICE_XNNPACK_STEM_DIRECT=0: the lanes
   // variant as before. Same bits either way.
   bool direct_ = false;
   mutable const float* in_ = nullptr;
   int epilogue_ = 0;            // 0 none, 1 HARD_SWISH, 2 PRELU (slope_)
   std::vector<float> slope_;
+  struct Tail {  // SetScale (scale empty: none), SetSecondOutput (out2 null: none)
+    std::vector<float> scale, bias, slope2, scale2, bias2;
+    float lo = 0, hi = 0, lo2 = 0, hi2 = 0;
+    float* out2 = nullptr;
+    float* out3 = nullptr;  // SetMaxPool (null: none)
+    float lo3 = 0, hi3 = 0;
+  } tail_;
   int blocks_ = 0;              // 16-channel output blocks
   // blocks_*16 biases, then per tap and channel blocks_*16 weights (lanes_:
   // out_channels instead of blocks_*16).

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -126,12 +127,27 @@ struct OwnChain {
   int mean = -1;  // a global AVERAGE_POOL_2D or MEAN of the ADD `conv` (add_mean.h):
                   // in and residual are the ADD's inputs
   int act = -1;  // a HARD_SWISH after a stem conv, its epilogue (stem_conv.h)
+  // After a direct stem's activation (StemConv::SetScale, SetSecondOutput):
+  // `scale`, a DEPTHWISE 1x1 (out is then its output); `prelu2` and
+  // `scale2`, a PRELU of that output and a DEPTHWISE 1x1 of the PRELU's,
+  // written to out2 as well.
+  int scale = -1, prelu2 = -1, scale2 = -1, out2 = -1;
+  // ... and `pool`, a MAX_POOL 2x2 stride 2 of that output, written to out3
+  // (StemConv::SetMaxPool; pool runs later than the chain's last op).
+  int pool = -1, out3 = -1;
   int matrix = -1;  // with conv a TransformTensorBilinear: its matrix input
                     // (transform_bilinear.h)
   bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
                            // residual (elementwise_add.h)
   int out = -1;  // the last op's output
-  int last() const { return prelu >= 0 ? prelu : act >= 0 ? act : add >= 0 ? add : conv; }
+  int last() const {
+    return scale2 >= 0  ? scale2
+           : scale >= 0 ? scale
+           : prelu >= 0 ? prelu
+           : act >= 0   ? act
+           : add >= 0   ? add
+                        : conv;
+  }
 };
 
 // If the input of op `op_index` comes from a zero PAD of H and W only that no
@@ -276,6 +292,25 @@ bool OwnNarrowConvShape(const GraphInfo& info, int op_index, NarrowConvShape* sh
   if (!NarrowConv::Supports(s)) return false;
   if (shape) *shape = s;
   return true;
+}
+
+// A DEPTHWISE 1x1 of `t` with `channels` channels, multiplier 1, constant
+// weights (and bias), an activation with a range: per channel
+// clamp(x * w + b) (XNNPACK runs it as its vmulcaddc kernel).
+bool IsScaleDepthwise(const GraphInfo& info, int op_index, int t, int channels) {
+  if (op_index < 0) return false;
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kDepthwiseConv2D || op.inputs.size() < 2 || op.inputs[0] != t ||
+      op.inputs[1] < 0 || !info.IsConstant(op.inputs[1]) ||
+      (op.inputs.size() > 2 && op.inputs[2] >= 0 && !info.IsConstant(op.inputs[2]))) {
+    return false;
+  }
+  const auto& o = op.opts<ir::DepthwiseConv2DOptions>();
+  if (o.activation == ir::Activation::kTanh || o.stride_h != 1 || o.stride_w != 1) return false;
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  return f == ir::Shape{1, 1, 1, channels} &&
+         g.tensors[op.outputs[0]].shape == g.tensors[t].shape;
 }
 
 // A CONV_2D our stem kernel runs (stem_conv.h): at most 4 input channels,
@@ -717,6 +752,7 @@ struct StagedTask {
   const Conv* conv;
   const float* in;
   float* out;
+  int rows = 1;  // output rows a Compute task covers (StemConv::compute_rows)
 };
 template <typename Conv>
 void RunStageRow(void* context, size_t row) {
@@ -729,7 +765,8 @@ template <typename Conv>
 void RunComputeRow(void* context, size_t row) {
   const auto* t = static_cast<const StagedTask<Conv>*>(context);
   PoolTakeOver(t);
-  t->conv->Compute(t->out, static_cast<int>(row), static_cast<int>(row) + 1);
+  const int begin = static_cast<int>(row) * t->rows;
+  t->conv->Compute(t->out, begin, std::min(begin + t->rows, t->conv->shape().out_h));
   PoolHandOff(t);
 }
 
@@ -1066,6 +1103,58 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
           kind[a] = Kind::kOwn;
         }
       }
+      // ... and (the direct variant) DEPTHWISE 1x1 ops after that
+      // (OwnChain::scale). SLUICE_XNNPACK_STEM_TAIL=0: not.
+      const int d = sole_consumer(c.out);
+      if (StemConv::TakesTail(stem) && KernelSwitchOn("SLUICE_XNNPACK_STEM_TAIL") && d >= 0 &&
+          kind[d] == Kind::kXnn &&
+          IsScaleDepthwise(info, d, c.out, stem.out_channels)) {
+        c.scale = d, c.out = graph.ops[d].outputs[0];
+        kind[d] = Kind::kOwn;
+        // A PRELU of it whose output only a DEPTHWISE 1x1 reads, every other
+        // reader of it after that (the chain then runs there).
+        for (int p : consumers[c.out]) {
+          const ir::Op& pr = graph.ops[p];
+          const int d2 = sole_consumer(pr.outputs[0]);
+          if (kind[p] != Kind::kXnn || pr.type != ir::OpType::kPrelu || pr.inputs.size() != 2 ||
+              pr.inputs[0] != c.out || pr.inputs[1] < 0 || !info.IsConstant(pr.inputs[1]) ||
+              ir::NumElements(graph.tensors[pr.inputs[1]].shape) != stem.out_channels ||
+              graph.tensors[pr.outputs[0]].shape != graph.tensors[c.out].shape || d2 < 0 ||
+              kind[d2] != Kind::kXnn ||
+              !IsScaleDepthwise(info, d2, pr.outputs[0], stem.out_channels)) {
+            continue;
+          }
+          bool later = true;
+          for (int r : consumers[c.out]) later &= r == p || r > d2;
+          if (!later) continue;
+          c.prelu2 = p, c.scale2 = d2, c.out2 = graph.ops[d2].outputs[0];
+          kind[p] = kind[d2] = Kind::kOwn;
+          break;
+        }
+        // A MAX_POOL 2x2 stride 2 of it after the chain's last op (so its
+        // readers are too). SLUICE_XNNPACK_STEM_POOL=0: not.
+        for (int m : consumers[c.out]) {
+          if (!KernelSwitchOn("SLUICE_XNNPACK_STEM_POOL") || m <= c.last() ||
+              kind[m] != Kind::kXnn || graph.ops[m].type != ir::OpType::kMaxPool2D ||
+              graph.ops[m].inputs[0] != c.out) {
+            continue;
+          }
+          const auto& po = graph.ops[m].opts<ir::Pool2DOptions>();
+          const ir::Shape& x = graph.tensors[c.out].shape;
+          const ir::PadOut ph = ir::ComputePadding(po.padding, x[1], 2, 2, 1);
+          const ir::PadOut pw = ir::ComputePadding(po.padding, x[2], 2, 2, 1);
+          if (po.filter_h != 2 || po.filter_w != 2 || po.stride_h != 2 || po.stride_w != 2 ||
+              po.activation == ir::Activation::kTanh || ph.pad_before != 0 ||
+              pw.pad_before != 0 || ph.out != x[1] / 2 || pw.out != x[2] / 2 ||
+              graph.tensors[graph.ops[m].outputs[0]].shape !=
+                  ir::Shape{1, x[1] / 2, x[2] / 2, x[3]}) {
+            continue;
+          }
+          c.pool = m, c.out3 = graph.ops[m].outputs[0];
+          kind[m] = Kind::kOwn;
+          break;
+        }
+      }
       chains[c.last()] = c;
       continue;
     }
@@ -1352,6 +1441,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (c.gate_b >= 0) skeleton.ops[at].inputs.push_back(c.gate_b);
     if (c.matrix >= 0) skeleton.ops[at].inputs.push_back(c.matrix);
     skeleton.ops[at].inputs.push_back(c.out);
+    if (c.out2 >= 0) skeleton.ops[at].inputs.push_back(c.out2);
+    if (c.out3 >= 0) skeleton.ops[at].inputs.push_back(c.out3);
   }
   const MemoryPlan plan = PlanMemory(skeleton);
   // Buffers: graph ports, every tensor an island or our own kernel touches,
@@ -1381,6 +1472,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     need_buffer(c.gate_b);
     need_buffer(c.matrix);
     need_buffer(c.out);
+    need_buffer(c.out2);
+    need_buffer(c.out3);
   }
   for (const auto& seg : segments) {
     const std::set<int> in_seg(seg.begin(), seg.end());
@@ -1465,6 +1558,22 @@ absl::StatusOr<ConvConstants> LoadConvConstants(const GraphInfo& info, const ir:
   return c;
 }
 
+// A DEPTHWISE 1x1's constants (IsScaleDepthwise).
+struct ScaleOp {
+  std::vector<float> scale, bias;  // bias: empty when the op has none
+  float lo = 0, hi = 0;
+};
+absl::StatusOr<ScaleOp> LoadScaleOp(const GraphInfo& info, int op_index) {
+  const ir::Op& op = info.graph().ops[op_index];
+  ScaleOp s;
+  ASSIGN_OR_RETURN(s.scale, info.ConstantAsFloat(op.inputs[1]));
+  if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
+    ASSIGN_OR_RETURN(s.bias, info.ConstantAsFloat(op.inputs[2]));
+  }
+  ir::ActivationRange(op.opts<ir::DepthwiseConv2DOptions>().activation, &s.lo, &s.hi);
+  return s;
+}
+
 // The activation a staged kernel absorbed (OwnChain::act, prelu; stem only).
 absl::Status SetEpilogue(const GraphInfo&, const OwnChain&, NarrowConv*) {
   return absl::OkStatus();
@@ -1479,6 +1588,14 @@ absl::Status SetEpilogue(const GraphInfo& info, const OwnChain& c, StemConv* con
     ASSIGN_OR_RETURN(std::vector<float> slope,
                      info.ConstantAsFloat(info.graph().ops[c.prelu].inputs[1]));
     conv->SetPrelu(slope.data());
+  }
+  if (c.scale >= 0) {
+    if (!StemConv::TakesTail(conv->shape())) {
+      return absl::InternalError(absl::StrCat(info.graph().OpLabel(c.scale),
+                                              ": DEPTHWISE absorbed without the direct stem"));
+    }
+    ASSIGN_OR_RETURN(ScaleOp s, LoadScaleOp(info, c.scale));
+    conv->SetScale(s.scale.data(), s.bias.empty() ? nullptr : s.bias.data(), s.lo, s.hi);
   }
   return absl::OkStatus();
 }
@@ -1500,13 +1617,37 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
   if (!task->in || !task->out) {
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
   }
+  if constexpr (std::is_same_v<Conv, StemConv>) {
+    if (c.out2 >= 0) {  // (OwnChain::prelu2, scale2)
+      auto* out2 = static_cast<float*>(TensorAddress(c.out2));
+      ASSIGN_OR_RETURN(std::vector<float> slope,
+                       info.ConstantAsFloat(g.ops[c.prelu2].inputs[1]));
+      ASSIGN_OR_RETURN(ScaleOp s, LoadScaleOp(info, c.scale2));
+      if (!out2 || !StemConv::TakesTail(conv->shape())) {
+        return absl::InternalError(absl::StrCat(g.OpLabel(c.scale2), ": not absorbable"));
+      }
+      conv->SetSecondOutput(out2, slope.data(), s.scale.data(),
+                            s.bias.empty() ? nullptr : s.bias.data(), s.lo, s.hi);
+    }
+    if (c.out3 >= 0) {  // (OwnChain::pool)
+      auto* out3 = static_cast<float*>(TensorAddress(c.out3));
+      if (!out3 || !StemConv::TakesTail(conv->shape())) {
+        return absl::InternalError(absl::StrCat(g.OpLabel(c.pool), ": not absorbable"));
+      }
+      float lo3, hi3;
+      ir::ActivationRange(g.ops[c.pool].opts<ir::Pool2DOptions>().activation, &lo3, &hi3);
+      conv->SetMaxPool(out3, lo3, hi3);
+      task->rows = conv->compute_rows();
+    }
+  }
   pthreadpool_t pool = pool_;
   return reference::Kernel([conv, task, pool] {
     const Shape& s = conv->shape();
     if (pool) {
       PoolHandOff(task.get());
       pthreadpool_parallelize_1d(pool, RunStageRow<Conv>, task.get(), s.in_h, 0);
-      pthreadpool_parallelize_1d(pool, RunComputeRow<Conv>, task.get(), s.out_h, 0);
+      pthreadpool_parallelize_1d(pool, RunComputeRow<Conv>, task.get(),
+                                 (s.out_h + task->rows - 1) / task->rows, 0);
       PoolTakeOver(task.get());
     } else {
       conv->Stage(task->in, 0, s.in_h);

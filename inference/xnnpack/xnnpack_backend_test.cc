@@ -687,7 +687,7 @@ TEST(XnnpackBackendTest, StemConvolutionActivationsMatch) {
   }
 }
 
-// The direct stem (stem_conv.h, direct_: 3x3, stride 2, 3 -> 16 channels,
+// The direct stem (stem_conv.h, direct_: 3x3, stride 2, 3 -> 16 or 8 channels,
 // no staging): the same bits as the lanes variant (SLUICE_XNNPACK_STEM_DIRECT
 // =0) and near the reference: SAME and VALID, widths with 16-, 8- and 4-pixel
 // blocks, an overlapping last block and border columns (23x29, 64x75),
@@ -703,68 +703,152 @@ TEST(XnnpackBackendTest, StemDirectMatchesLanesBitForBit) {
   };
   auto xnn = CreateXnnpackBackend();
   auto ref = reference::CreateReferenceBackend();
-  const std::vector<float> w = testing::RandomFloats(16 * 27, -1, 1, 251);
-  const std::vector<float> bias = testing::RandomFloats(16, -1, 1, 252);
-  for (const Case& k : {Case{23, 29, ir::Padding::kSame, false, OpType::kHardSwish},
-                        Case{64, 75, ir::Padding::kSame, false, OpType::kAdd},
-                        Case{20, 19, ir::Padding::kValid, false, OpType::kPrelu},
-                        Case{9, 7, ir::Padding::kSame, false, OpType::kAdd},
-                        Case{17, 40, ir::Padding::kValid, true, OpType::kHardSwish}}) {
-    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << (k.pad_op ? " PAD" : ""));
-    GraphBuilder b("stem_direct");
-    int x = b.Input({1, k.h, k.w, 3});
-    int h = k.h, wd = k.w;
-    if (k.pad_op) {  // one row and column of zeros on each side
-      h += 2, wd += 2;
-      const int padded = b.Tensor({1, h, wd, 3});
-      b.Op(OpType::kPad, {x, b.ConstInt({4, 2}, {0, 0, 1, 1, 1, 1, 0, 0})}, {padded});
-      x = padded;
-    }
-    const ir::PadOut ph = ir::ComputePadding(k.padding, h, 3, 2, 1);
-    const ir::PadOut pw = ir::ComputePadding(k.padding, wd, 3, 2, 1);
-    const ir::Shape oshape{1, ph.out, pw.out, 16};
-    int y = b.Tensor(oshape);
-    ir::Conv2DOptions o;
-    o.padding = k.padding;
-    o.stride_h = o.stride_w = 2;
-    b.Op(OpType::kConv2D, {x, b.Const({16, 3, 3, 3}, w), b.Const({16}, bias)}, {y}, o);
-    if (k.act != OpType::kAdd) {
-      const int z = b.Tensor(oshape);
-      if (k.act == OpType::kPrelu) {
-        b.Op(OpType::kPrelu, {y, b.Const({1, 1, 16}, testing::RandomFloats(16, -1, 1, 253))}, {z});
-      } else {
-        b.Op(OpType::kHardSwish, {y}, {z});
+  for (const int oc : {16, 8}) {  // selfie's and hand_recrop's stems
+    const std::vector<float> w = testing::RandomFloats(oc * 27, -1, 1, 251);
+    const std::vector<float> bias = testing::RandomFloats(oc, -1, 1, 252);
+    for (const Case& k : {Case{23, 29, ir::Padding::kSame, false, OpType::kHardSwish},
+                          Case{64, 75, ir::Padding::kSame, false, OpType::kAdd},
+                          Case{20, 19, ir::Padding::kValid, false, OpType::kPrelu},
+                          Case{9, 7, ir::Padding::kSame, false, OpType::kAdd},
+                          Case{17, 40, ir::Padding::kValid, true, OpType::kHardSwish}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << k.h << "x" << k.w << (k.pad_op ? " PAD" : "") << " oc " << oc);
+      GraphBuilder b("stem_direct");
+      int x = b.Input({1, k.h, k.w, 3});
+      int h = k.h, wd = k.w;
+      if (k.pad_op) {  // one row and column of zeros on each side
+        h += 2, wd += 2;
+        const int padded = b.Tensor({1, h, wd, 3});
+        b.Op(OpType::kPad, {x, b.ConstInt({4, 2}, {0, 0, 1, 1, 1, 1, 0, 0})}, {padded});
+        x = padded;
       }
-      y = z;
+      const ir::PadOut ph = ir::ComputePadding(k.padding, h, 3, 2, 1);
+      const ir::PadOut pw = ir::ComputePadding(k.padding, wd, 3, 2, 1);
+      const ir::Shape oshape{1, ph.out, pw.out, oc};
+      int y = b.Tensor(oshape);
+      ir::Conv2DOptions o;
+      o.padding = k.padding;
+      o.stride_h = o.stride_w = 2;
+      b.Op(OpType::kConv2D, {x, b.Const({oc, 3, 3, 3}, w), b.Const({oc}, bias)}, {y}, o);
+      if (k.act != OpType::kAdd) {
+        const int z = b.Tensor(oshape);
+        if (k.act == OpType::kPrelu) {
+          b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 253))},
+               {z});
+        } else {
+          b.Op(OpType::kHardSwish, {y}, {z});
+        }
+        y = z;
+      }
+      b.Output(y);
+      const ir::Graph g = b.Build();
+      const std::vector<float> in = testing::RandomFloats(k.h * k.w * 3, -2, 2, 254);
+      const std::vector<float> want = RunOn(*ref, g, {in});
+      for (int threads = 1; threads <= 3; ++threads) {
+        const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+        ExpectNear(got, want, 1e-5f);
+        ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_DIRECT", *xnn, g, {in}, threads),
+                       "threads " + std::to_string(threads));
+      }
+      if (k.pad_op) continue;
+      StemConvShape shape;
+      shape.in_h = k.h, shape.in_w = k.w, shape.channels = 3;
+      shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = oc;
+      shape.stride_h = shape.stride_w = 2;
+      shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+      if (!StemConv::Supports(shape)) continue;
+      auto alone = [&](const char* direct) {
+        const ScopedEnv env("SLUICE_XNNPACK_STEM_DIRECT", direct);
+        const StemConv conv(shape, w.data(), bias.data(), -3.0f, 3.0f);
+        EXPECT_EQ(conv.direct(), std::string(direct) == "1");  // the variant under test runs
+        std::vector<float> out(static_cast<size_t>(ph.out) * pw.out * oc, -7.0f);
+        conv.Stage(in.data(), 0, k.h / 2);  // in parts, as threads split rows
+        conv.Stage(in.data(), k.h / 2, k.h);
+        conv.Compute(out.data(), 0, ph.out / 2);
+        conv.Compute(out.data(), ph.out / 2, ph.out);
+        return out;
+      };
+      ExpectSameBits(alone("1"), alone("0"), "kernel alone");
     }
-    b.Output(y);
+  }
+}
+
+// The direct stem's DEPTHWISE 1x1 tail (stem_conv.h, SetScale,
+// SetSecondOutput, SetMaxPool; OwnChain::scale, prelu2, scale2, pool),
+// hand_recrop's first ops: conv 3x3 stride 2 -> PRELU -> DEPTHWISE 1x1 (t),
+// then PRELU(t) -> DEPTHWISE 1x1 (u), a MAX_POOL 2x2 of t after that (odd
+// heights drop a row); outputs u and the pool (u through a second MAX_POOL,
+// XNNPACK's) or t alone (the scale only).
+// With and without biases, RELU6 on one, odd sizes, 1-3 threads, 8
+// channels (and 16, where XNNPACK keeps the tail): the same bits as
+// SLUICE_XNNPACK_STEM_TAIL=0 (XNNPACK runs the tail) and near the reference.
+TEST(XnnpackBackendTest, StemDepthwiseTailIsBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w, oc;
+    bool bias, second;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{32, 32, 8, true, true}, Case{23, 29, 8, false, true},
+                        Case{17, 40, 8, true, true}, Case{20, 19, 8, true, false},
+                        Case{9, 7, 8, false, false}, Case{17, 40, 16, true, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " oc " << k.oc
+                                      << (k.second ? " second output" : ""));
+    const int oc = k.oc;
+    GraphBuilder b("stem_tail");
+    const int x = b.Input({1, k.h, k.w, 3});
+    const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, k.h, 3, 2, 1);
+    const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, k.w, 3, 2, 1);
+    const ir::Shape oshape{1, ph.out, pw.out, oc};
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kSame;
+    o.stride_h = o.stride_w = 2;
+    const int y = b.Tensor(oshape), z = b.Tensor(oshape), t = b.Tensor(oshape);
+    b.Op(OpType::kConv2D,
+         {x, b.Const({oc, 3, 3, 3}, testing::RandomFloats(oc * 27, -1, 1, 261)),
+          b.Const({oc}, testing::RandomFloats(oc, -1, 1, 262))},
+         {y}, o);
+    b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 263))}, {z});
+    auto scale = [&](int in, int out, uint32_t seed, ir::Activation act) {
+      ir::DepthwiseConv2DOptions d;
+      d.padding = ir::Padding::kSame;
+      d.activation = act;
+      std::vector<int> ins{in, b.Const({1, 1, 1, oc}, testing::RandomFloats(oc, -2, 2, seed))};
+      if (k.bias) ins.push_back(b.Const({oc}, testing::RandomFloats(oc, -1, 1, seed + 1)));
+      b.Op(OpType::kDepthwiseConv2D, ins, {out}, d);
+    };
+    scale(z, t, 264, ir::Activation::kNone);
+    if (k.second) {
+      const int p = b.Tensor(oshape), u = b.Tensor(oshape);
+      b.Op(OpType::kPrelu, {t, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 266))}, {p});
+      scale(p, u, 267, ir::Activation::kRelu6);
+      ir::Pool2DOptions po;
+      po.padding = ir::Padding::kValid;
+      po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
+      const int m = b.Tensor({1, ph.out / 2, pw.out / 2, oc});
+      b.Op(OpType::kMaxPool2D, {t}, {m}, po);
+      // One output: u and the pool side by side.
+      const int mu = b.Tensor({1, ph.out / 2, pw.out / 2, oc});
+      b.Op(OpType::kMaxPool2D, {u}, {mu}, po);
+      const int cat = b.Tensor({1, ph.out / 2, pw.out / 2, 2 * oc});
+      ir::ConcatenationOptions co;
+      co.axis = 3;
+      b.Op(OpType::kConcatenation, {m, mu}, {cat}, co);
+      b.Output(cat);
+    } else {
+      b.Output(t);
+    }
     const ir::Graph g = b.Build();
-    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 3, -2, 2, 254);
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 3, -2, 2, 268);
     const std::vector<float> want = RunOn(*ref, g, {in});
     for (int threads = 1; threads <= 3; ++threads) {
       const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
       ExpectNear(got, want, 1e-5f);
-      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_DIRECT", *xnn, g, {in}, threads),
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_TAIL", *xnn, g, {in}, threads),
                      "threads " + std::to_string(threads));
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_POOL", *xnn, g, {in}, threads),
+                     "pool, threads " + std::to_string(threads));
     }
-    if (k.pad_op) continue;
-    StemConvShape shape;
-    shape.in_h = k.h, shape.in_w = k.w, shape.channels = 3;
-    shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = 16;
-    shape.stride_h = shape.stride_w = 2;
-    shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
-    if (!StemConv::Supports(shape)) continue;
-    auto alone = [&](const char* direct) {
-      const ScopedEnv env("SLUICE_XNNPACK_STEM_DIRECT", direct);
-      const StemConv conv(shape, w.data(), bias.data(), -3.0f, 3.0f);
-      std::vector<float> out(static_cast<size_t>(ph.out) * pw.out * 16, -7.0f);
-      conv.Stage(in.data(), 0, k.h / 2);  // in parts, as threads split rows
-      conv.Stage(in.data(), k.h / 2, k.h);
-      conv.Compute(out.data(), 0, ph.out / 2);
-      conv.Compute(out.data(), ph.out / 2, ph.out);
-      return out;
-    };
-    ExpectSameBits(alone("1"), alone("0"), "kernel alone");
   }
 }
 
