@@ -449,7 +449,8 @@ bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape
 // (112x112x64, 3 MiB: -20% for the pair); below, the recomputed halo rows
 // and the 1x1 on one image row at a time cost more than the traffic saved
 // (14x14 and 7x7 layers up to 2x slower on two threads). Project: from
-// 48x48 pixels (56x56x144: -10%); smaller ones are flat or a few % slower.
+// 48x48 pixels (56x56x144: -10%); smaller ones are flat or a few % slower
+// on one thread (on a pool they stream too: StreamSmallProjectOnPool).
 // A stride-2 depthwise reads 4 of those pixels per output: from 1.75 MiB
 // (pose_landmark's 128x128x32 -> 64x64: 0.110 + 0.125 ms as the 1x1 alone
 // and DEPTHWISE -> 1x1 streamed, 0.150 + 0.041 as 1x1 -> DEPTHWISE streamed
@@ -462,6 +463,19 @@ bool StreamExpandWins(const ir::Shape& mid, int dw_stride) {
 }
 bool StreamProjectWins(const ir::Shape& mid) {
   return mid.size() == 4 && mid[1] * mid[2] >= 48 * 48;
+}
+// With a thread pool, a small DEPTHWISE -> 1x1 pair streamed is one parallel
+// call instead of two (no halo: the depthwise's input is whole); below 48x48
+// each call's fixed cost is a large part of the layer's two-thread time
+// (face_detection's 8x8 - 24x24 blocks; bench/models/RESULTS.md 2026-11-24
+// 02:32). Wide pairs too: a bound of 128 channels measured equal or slower.
+// SLUICE_XNNPACK_STREAM_SMALL=0: the pool takes them as two calls; =N: only
+// pairs of at most N channels in and out (for A/B).
+bool StreamSmallProjectOnPool(int k, int n) {
+  const char* e = std::getenv("SLUICE_XNNPACK_STREAM_SMALL");
+  if (!e || !*e) return true;
+  const int most = std::atoi(e);
+  return k <= most && n <= most;
 }
 
 // The memory-bound decoder fusions: an ADD after a DEPTHWISE as its epilogue
@@ -1373,7 +1387,9 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       if (d < 0 || dc == chains.end() || dc->second.conv != d || dc->second.pw >= 0 ||
           dc->second.expand >= 0 || graph.ops[d].type != ir::OpType::kDepthwiseConv2D ||
           sole_consumer(x) != c.conv ||
-          (stream != "all" && !StreamProjectWins(graph.tensors[x].shape))) {
+          (stream != "all" && !StreamProjectWins(graph.tensors[x].shape) &&
+           !(pool_ != nullptr && StreamSmallProjectOnPool(graph.tensors[x].shape.back(),
+                                                           graph.tensors[c.out].shape.back())))) {
         continue;
       }
       c.dw = d;
@@ -1692,7 +1708,13 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareBandKernel(
   task->rows = conv->rows();
   if (pool) {
     const int threads = static_cast<int>(pthreadpool_get_threads_count(pool));
-    task->bands = std::min(task->rows, StreamBandsPerThread(Conv::kBandsPerThread) * threads);
+    // Below 48 rows (the small pairs StreamSmallProjectOnPool adds) one band
+    // per thread: fewer, longer 1x1 runs (SLUICE_XNNPACK_SMALL_BANDS=0: the
+    // kernel's preference, for A/B).
+    const int per = task->rows < 48 && KernelSwitchOn("SLUICE_XNNPACK_SMALL_BANDS")
+                        ? 1
+                        : Conv::kBandsPerThread;
+    task->bands = std::min(task->rows, StreamBandsPerThread(per) * threads);
   }
   task->scratch_floats = (conv->ScratchFloats() + 15) / 16 * 16;
   task->storage.assign(task->scratch_floats * task->bands + 16, 0.0f);

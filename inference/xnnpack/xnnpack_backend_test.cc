@@ -2314,5 +2314,62 @@ TEST(XnnpackBackendTest, StrideTwoExpandPairsStreamBelowTheL2Bound) {
   }
 }
 
+
+// With a thread pool, DEPTHWISE -> 1x1 pairs below 48x48 stream too (one
+// parallel call instead of two: face_detection's 8x8 and 16x16 blocks); one
+// thread and SLUICE_XNNPACK_STREAM_SMALL=0 keep the two kernels. The same bits
+// either way, on 2 and 3 threads (one or two bands per thread, bands of 1-4
+// rows, a residual and a PRELU).
+TEST(XnnpackBackendTest, SmallProjectPairsStreamOnAPoolWithTheSameBits) {
+  if (std::getenv("SLUICE_XNNPACK_STREAM_SMALL") || std::getenv("SLUICE_XNNPACK_STREAM") ||
+      std::getenv("SLUICE_XNNPACK_SMALL_BANDS")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<StreamCase> cases = {
+      {false, 8, 8, 0, 96, 96, 5, 1, false, /*residual=*/true},
+      {false, 16, 16, 0, 32, 32, 3, 1, false, true, /*prelu=*/true},
+      {false, 16, 16, 0, 64, 128, 3, 2, /*pad=*/true},
+      {false, 7, 5, 0, 24, 40, 3, 1},
+      {false, 3, 2, 0, 16, 9, 5, 1, false, true},
+      {false, 6, 6, 0, 384, 96, 3, 1, false, true},
+  };
+  for (const StreamCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " c " << k.c << " k" << k.kernel
+                                      << " s" << k.stride << " residual " << k.residual);
+    const ir::Graph g = StreamGraph(k);
+    std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * k.c, -2, 2, 151)};
+    if (k.residual) {
+      const ir::Shape& rs = g.tensors[g.inputs[1]].shape;
+      in.push_back(testing::RandomFloats(rs[1] * rs[2] * rs[3], -2, 2, 152));
+    }
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> on = RunOn(*xnn, g, in, threads);
+      ExpectNear(on, want, 1e-4f);
+      ExpectSameBits(on, RunOnSwitchedOff("SLUICE_XNNPACK_STREAM_SMALL", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads");
+      ExpectSameBits(on, RunOnSwitchedOff("SLUICE_XNNPACK_SMALL_BANDS", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads, two bands per thread");
+    }
+    // One thread: the two kernels as before.
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0) EXPECT_EQ(steps, 2);
+    if (PointwiseConvAvailable() && XnnpackUsesWorkPool() && !std::getenv("SLUICE_POOL") &&
+        !std::getenv("SLUICE_XNNPACK_OWN_GEMM") && !std::getenv("SLUICE_XNNPACK_FUSE_ADD") &&
+        !std::getenv("SLUICE_XNNPACK_DWPW")) {
+      EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 1);
+      {  // a channel bound below the pair's widest side: two calls
+        ScopedEnv bound("SLUICE_XNNPACK_STREAM_SMALL",
+                        std::to_string(std::max(k.c, k.cout) - 1).c_str());
+        EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 2);
+      }
+      ScopedEnv off("SLUICE_XNNPACK_STREAM_SMALL", "0");
+      EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 2);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::inference::xnn
