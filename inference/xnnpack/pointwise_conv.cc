@@ -30,6 +30,8 @@ struct Epilogue {
   __mmask16 residual_mask[2] = {0, 0};  // its channels in this block (the rest are 0)
   float add_min = 0, add_max = 0;
   const float* slope = nullptr;  // 32 slopes of this block, or null
+  // NarrowTile: the residual's and the stores' channels (bit c: channel c).
+  uint32_t narrow_residual = 0, narrow_store = 0;
 };
 
 // One tile: up to kMr rows x one block of kRegs * 16 channels. `w` = 32
@@ -106,14 +108,15 @@ __attribute__((target("avx512f"))) void Tile(size_t mr, size_t k, const float* a
   }
 }
 
-// The narrow tile (N <= 8): kPairs pairs of rows, register lane 2c + p =
-// channel c of the pair's row p. `w` = 16 biases then K rows of 16 weights
-// (each channel's weight twice). The tile's inputs are first copied to
-// `buf` with each pair's two rows interleaved, so that one 64-bit broadcast
-// gives a pair its two inputs of channel i. Rows past `mr` alias the last
-// real row, as in Tile.
+// The narrow tile (N <= 8 on kRegs = 1, 16 < N <= 24 on kRegs = 3): kPairs
+// pairs of rows, lane 2c + p of register j = channel 8j + c of the pair's
+// row p. `w` = 16 * kRegs biases then K rows of 16 * kRegs weights (each
+// channel's weight twice). The tile's inputs are first copied to `buf` with
+// each pair's two rows interleaved, so that one 64-bit broadcast gives a
+// pair its two inputs of channel i. Rows past `mr` alias the last real row,
+// as in Tile.
 constexpr int kNarrowMaxK = 128;  // buf: 2 * kNarrowMaxK floats per pair
-template <int kPairs>
+template <int kPairs, int kRegs>
 __attribute__((target("avx512f"))) void NarrowTile(size_t mr, size_t k, const float* a,
                                                    size_t a_stride, const float* w, float* c,
                                                    size_t n, const Epilogue& e, float* buf) {
@@ -133,46 +136,78 @@ __attribute__((target("avx512f"))) void NarrowTile(size_t mr, size_t k, const fl
       if (left > 8) _mm512_store_ps(d + 2 * i + 16, _mm512_permutex2var_ps(xv, hi_idx, yv));
     }
   }
-  __m512 acc[kPairs];
-  {
-    const __m512 b = _mm512_load_ps(w);
+  __m512 acc[kPairs][kRegs];
+#pragma GCC unroll 4
+  for (int j = 0; j < kRegs; ++j) {
+    const __m512 b = _mm512_load_ps(w + 16 * j);
 #pragma GCC unroll 16
-    for (int p = 0; p < kPairs; ++p) acc[p] = b;
+    for (int p = 0; p < kPairs; ++p) acc[p][j] = b;
   }
-  w += 16;
+  w += 16 * kRegs;
   for (size_t i = 0; i < k; ++i) {
-    const __m512 wv = _mm512_load_ps(w + 16 * i);
+    __m512 wv[kRegs];
+#pragma GCC unroll 4
+    for (int j = 0; j < kRegs; ++j) wv[j] = _mm512_load_ps(w + 16 * (kRegs * i + j));
 #pragma GCC unroll 16
     for (int p = 0; p < kPairs; ++p) {
       const double* pair = reinterpret_cast<const double*>(buf + p * (2 * kNarrowMaxK) + 2 * i);
       const __m512 b = _mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_load_sd(pair)));
-      acc[p] = _mm512_fmadd_ps(b, wv, acc[p]);
+#pragma GCC unroll 4
+      for (int j = 0; j < kRegs; ++j) acc[p][j] = _mm512_fmadd_ps(b, wv[j], acc[p][j]);
     }
   }
   // Lanes to [row 0's 8 channels | row 1's 8 channels].
   const __m512i split = _mm512_set_epi32(15, 13, 11, 9, 7, 5, 3, 1, 14, 12, 10, 8, 6, 4, 2, 0);
   const __m512 lo = _mm512_set1_ps(e.min), hi = _mm512_set1_ps(e.max);
   const __m512 alo = _mm512_set1_ps(e.add_min), ahi = _mm512_set1_ps(e.add_max);
-  const __mmask16 store_mask = e.residual_mask[1];  // n channels (see RunNarrow)
-  const __m512 slope = e.slope ? _mm512_load_ps(e.slope) : _mm512_setzero_ps();
 #pragma GCC unroll 16
   for (int p = kPairs - 1; p >= 0; --p) {
     const size_t r0 = std::min<size_t>(2 * p, mr - 1), r1 = std::min<size_t>(2 * p + 1, mr - 1);
-    __m512 v = _mm512_permutexvar_ps(split, acc[p]);
-    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-    if (e.residual) {
-      const __m512 x = _mm512_maskz_loadu_ps(e.residual_mask[0], e.residual + r0 * e.residual_stride);
-      const __m512 y = _mm512_maskz_loadu_ps(e.residual_mask[0], e.residual + r1 * e.residual_stride);
-      v = _mm512_add_ps(v, _mm512_shuffle_f32x4(x, y, 0x44));  // [x 0..7 | y 0..7]
-      v = _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
+    // Register j last to first: aliased rows end with the real row's values.
+#pragma GCC unroll 4
+    for (int j = kRegs - 1; j >= 0; --j) {
+      // Channels 8j.. of the residual and of the stores (masks of 8 lanes).
+      const __mmask16 res_mask = static_cast<__mmask16>((e.narrow_residual >> (8 * j)) & 0xFF);
+      const __mmask16 store_mask = static_cast<__mmask16>((e.narrow_store >> (8 * j)) & 0xFF);
+      __m512 v = _mm512_permutexvar_ps(split, acc[p][j]);
+      v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+      if (e.residual) {
+        const float* rx = e.residual + r0 * e.residual_stride + 8 * j;
+        const float* ry = e.residual + r1 * e.residual_stride + 8 * j;
+        const __m512 x = _mm512_maskz_loadu_ps(res_mask, rx);
+        const __m512 y = _mm512_maskz_loadu_ps(res_mask, ry);
+        v = _mm512_add_ps(v, _mm512_shuffle_f32x4(x, y, 0x44));  // [x 0..7 | y 0..7]
+        v = _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
+      }
+      if (e.slope) {
+        const __mmask16 neg =
+            _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+        v = _mm512_mask_mul_ps(v, neg, v, _mm512_load_ps(e.slope + 16 * j));
+      }
+      _mm512_mask_storeu_ps(c + r1 * n + 8 * j, store_mask, _mm512_shuffle_f32x4(v, v, 0xEE));
+      _mm512_mask_storeu_ps(c + r0 * n + 8 * j, store_mask, v);
     }
-    if (e.slope) {
-      const __mmask16 neg =
-          _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
-      v = _mm512_mask_mul_ps(v, neg, v, slope);
+  }
+}
+
+// Rows [row_begin, row_end) through NarrowTile: 2 * kB-row tiles, then
+// tiles of at most 2 * kS rows; kRegs registers a row pair.
+template <int kB, int kS, int kRegs>
+__attribute__((target("avx512f"))) void NarrowRows(size_t k, size_t n, const float* in,
+                                                   const float* w, const float* residual,
+                                                   size_t residual_channels, bool has_residual,
+                                                   float* out, size_t row_begin, size_t row_end,
+                                                   Epilogue& e, float* buf) {
+  for (size_t r = row_begin; r < row_end;) {
+    const size_t left = row_end - r;
+    e.residual = has_residual ? residual + r * residual_channels : nullptr;
+    const size_t mr = left >= 2 * kB ? 2 * kB : std::min<size_t>(2 * kS, left);
+    if (left >= 2 * kB) {
+      NarrowTile<kB, kRegs>(mr, k, in + r * k, k, w, out + r * n, n, e, buf);
+    } else {
+      NarrowTile<kS, kRegs>(mr, k, in + r * k, k, w, out + r * n, n, e, buf);
     }
-    _mm512_mask_storeu_ps(c + r1 * n, store_mask, _mm512_shuffle_f32x4(v, v, 0xEE));
-    _mm512_mask_storeu_ps(c + r0 * n, store_mask, v);
+    r += mr;
   }
 }
 // The register-weight tile (N <= 16, K = kK = 16 or 24): the block's 16
@@ -259,15 +294,26 @@ PointwiseConv::PointwiseConv(int k, int n, const float* weights, const float* bi
 #if SLUICE_POINTWISE_AVX512
   const char* e = std::getenv("SLUICE_XNNPACK_PW_NARROW");
   narrow_ = n <= 8 && k <= kNarrowMaxK && !(e && std::strcmp(e, "0") == 0);
+  const char* e24 = std::getenv("SLUICE_XNNPACK_PW_NARROW24");
+  if (n > 16 && n <= 24 && k <= kNarrowMaxK && !(e24 && std::strcmp(e24, "0") == 0)) {
+    narrow_ = true;
+    narrow_regs_ = 3;
+  }
   const char* regs = std::getenv("SLUICE_XNNPACK_PW_REGS");
   regs_ = !narrow_ && n <= 16 && (k == 16 || k == 24) && !(regs && std::strcmp(regs, "0") == 0);
+  const char* tail = std::getenv("SLUICE_XNNPACK_PW_REGS_TAIL");
+  const int last = n % kNr;
+  regs_tail_ = !narrow_ && n > kNr && last > 0 && last <= 16 && (k == 16 || k == 24) &&
+               !(tail && std::strcmp(tail, "0") == 0);
   if (narrow_) {
-    narrow_storage_.assign(16 * (static_cast<size_t>(k) + 1) + 16, 0.0f);
+    const size_t row = 16 * static_cast<size_t>(narrow_regs_);  // floats per K row
+    narrow_storage_.assign(row * (static_cast<size_t>(k) + 1) + 16, 0.0f);
     narrow_packed_ = Align64(narrow_storage_);
     for (int o = 0; o < n; ++o) {
+      const size_t lane = 16 * (o / 8) + 2 * (o % 8);  // register o / 8, lane 2c + p
       for (int p = 0; p < 2; ++p) {
-        narrow_packed_[2 * o + p] = bias ? bias[o] : 0.0f;
-        for (int i = 0; i < k; ++i) narrow_packed_[16 * (i + 1) + 2 * o + p] = weights[o * k + i];
+        narrow_packed_[lane + p] = bias ? bias[o] : 0.0f;
+        for (int i = 0; i < k; ++i) narrow_packed_[row * (i + 1) + lane + p] = weights[o * k + i];
       }
     }
   }
@@ -286,9 +332,14 @@ void PointwiseConv::SetPrelu(const float* slope) {
   slope_storage_.assign(padded + 16, 0.0f);
   slope_ = Align64(slope_storage_);
   std::memcpy(slope_, slope, static_cast<size_t>(n_) * sizeof(float));
-  // The narrow tile's [row 0 | row 1] slopes (lanes past N of block 0 are
-  // never stored by the wide tile).
-  if (n_ <= 8) std::memcpy(slope_ + 8, slope, static_cast<size_t>(n_) * sizeof(float));
+  // The narrow tile's [row 0 | row 1] slopes per 8 channels.
+  if (narrow_) {
+    narrow_slope_storage_.assign(16 * static_cast<size_t>(narrow_regs_) + 16, 0.0f);
+    narrow_slope_ = Align64(narrow_slope_storage_);
+    for (int o = 0; o < n_; ++o) {
+      narrow_slope_[16 * (o / 8) + o % 8] = narrow_slope_[16 * (o / 8) + 8 + o % 8] = slope[o];
+    }
+  }
   has_prelu_ = true;
 }
 
@@ -305,7 +356,9 @@ bool PointwiseConv::BlocksOuter() const {
 void PointwiseConv::Run(const float* in, const float* residual, float* out, size_t row_begin,
                         size_t row_end, size_t block_begin, size_t block_end) const {
 #if SLUICE_POINTWISE_AVX512
-  if (narrow_) {
+  // (3-register narrow tiles: not for a few rows, the SE convs' 1x1x24,
+  // where staging the pairs costs more than the idle lanes.)
+  if (narrow_ && (narrow_regs_ == 1 || row_end - row_begin >= 4)) {
     if (block_begin == 0 && block_end > 0) RunNarrow(in, residual, out, row_begin, row_end);
     return;
   }
@@ -327,14 +380,7 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
                           : RegTiles<24>(row_end - row_begin, in + row_begin * k_, packed_,
                                          out + row_begin * n_, n_, mask, e);
   }
-  auto tile = [&](size_t r, size_t blk) {
-    const size_t mr = std::min<size_t>(kMr, row_end - r);
-    const int left = n_ - static_cast<int>(blk) * kNr;
-    const int n0 = std::min(left, 16), n1 = std::max(0, std::min(left - 16, 16));
-    const __mmask16 m0 = static_cast<__mmask16>((1u << n0) - 1);
-    const __mmask16 m1 = static_cast<__mmask16>((1u << n1) - 1);
-    const float* w = packed_ + blk * block_floats;
-    const size_t origin = r * n_ + blk * kNr;
+  auto setup = [&](size_t r, size_t blk) {
     if (has_residual_) {
       e.residual = residual + r * residual_channels_ + blk * kNr;
       for (int j = 0; j < 2; ++j) {
@@ -346,6 +392,16 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
       e.residual = nullptr;
     }
     e.slope = has_prelu_ ? slope_ + blk * kNr : nullptr;
+  };
+  auto tile = [&](size_t r, size_t blk) {
+    const size_t mr = std::min<size_t>(kMr, row_end - r);
+    const int left = n_ - static_cast<int>(blk) * kNr;
+    const int n0 = std::min(left, 16), n1 = std::max(0, std::min(left - 16, 16));
+    const __mmask16 m0 = static_cast<__mmask16>((1u << n0) - 1);
+    const __mmask16 m1 = static_cast<__mmask16>((1u << n1) - 1);
+    const float* w = packed_ + blk * block_floats;
+    const size_t origin = r * n_ + blk * kNr;
+    setup(r, blk);
     if (n1 == 0) {
       Tile<1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
     } else {
@@ -359,6 +415,29 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
     // outgrow L2 (pose_landmark_heavy's 8x8x1632 layers).
     for (size_t blk = block_begin; blk < blocks; ++blk) {
       for (size_t r = row_begin; r < row_end; r += kMr) tile(r, blk);
+    }
+    return;
+  }
+  if (regs_tail_ && block_begin < blocks && blocks == this->blocks()) {
+    // The last block (<= 16 channels, e.g. 16 -> 72's last 8) on RegTiles
+    // instead of Tile<1> (8 loads per 7 FMAs): per chunk of rows (inputs in
+    // L1), the whole blocks on Tile<2>, then the last block's 12-row tiles,
+    // then its leftover rows on Tile<1>.
+    const size_t last = blocks - 1;
+    const __mmask16 mask = static_cast<__mmask16>((1u << (n_ - static_cast<int>(last) * kNr)) - 1);
+    constexpr size_t kChunk = 7 * kRegRows;  // a multiple of both tiles' rows
+    for (size_t r0 = row_begin; r0 < row_end; r0 += kChunk) {
+      const size_t r1 = std::min(row_end, r0 + kChunk);
+      for (size_t r = r0; r < r1; r += kMr) {
+        for (size_t blk = block_begin; blk < last; ++blk) tile(r, blk);
+      }
+      setup(r0, last);
+      const size_t done =
+          k_ == 16 ? RegTiles<16>(r1 - r0, in + r0 * k_, packed_ + last * block_floats,
+                                  out + r0 * n_ + last * kNr, n_, mask, e)
+                   : RegTiles<24>(r1 - r0, in + r0 * k_, packed_ + last * block_floats,
+                                  out + r0 * n_ + last * kNr, n_, mask, e);
+      for (size_t r = r0 + done; r < r1; r += kMr) tile(r, last);
     }
     return;
   }
@@ -377,25 +456,21 @@ void PointwiseConv::RunNarrow(const float* in, const float* residual, float* out
                               size_t row_begin, size_t row_end) const {
 #if SLUICE_POINTWISE_AVX512
   constexpr int kBig = 14, kSmall = 4;  // pairs: 28-row tiles, then 8-row ones
+  constexpr int kBig3 = 7, kSmall3 = 2;  // 3 registers a pair: 14-row tiles, then 4-row ones
   alignas(64) float buf[kBig * 2 * kNarrowMaxK];
   Epilogue e;
   e.min = min_, e.max = max_;
   e.add_min = add_min_, e.add_max = add_max_;
   e.residual_stride = residual_channels_;
-  e.residual_mask[0] = static_cast<__mmask16>((1u << residual_channels_) - 1);
-  e.residual_mask[1] = static_cast<__mmask16>((1u << n_) - 1);  // the stores
-  e.slope = has_prelu_ ? slope_ : nullptr;
-  for (size_t r = row_begin; r < row_end;) {
-    const size_t left = row_end - r;
-    e.residual = has_residual_ ? residual + r * residual_channels_ : nullptr;
-    if (left >= 2 * kBig) {
-      NarrowTile<kBig>(2 * kBig, k_, in + r * k_, k_, narrow_packed_, out + r * n_, n_, e, buf);
-      r += 2 * kBig;
-    } else {
-      const size_t mr = std::min<size_t>(2 * kSmall, left);
-      NarrowTile<kSmall>(mr, k_, in + r * k_, k_, narrow_packed_, out + r * n_, n_, e, buf);
-      r += mr;
-    }
+  e.narrow_residual = (1u << residual_channels_) - 1;
+  e.narrow_store = (1u << n_) - 1;
+  e.slope = has_prelu_ ? narrow_slope_ : nullptr;
+  if (narrow_regs_ == 3) {
+    NarrowRows<kBig3, kSmall3, 3>(k_, n_, in, narrow_packed_, residual, residual_channels_,
+                                  has_residual_, out, row_begin, row_end, e, buf);
+  } else {
+    NarrowRows<kBig, kSmall, 1>(k_, n_, in, narrow_packed_, residual, residual_channels_,
+                                has_residual_, out, row_begin, row_end, e, buf);
   }
 #else
   (void)in, (void)residual, (void)out, (void)row_begin, (void)row_end;

@@ -79,9 +79,17 @@ class PointwiseConv {
   // The narrow tile (N <= 8): 16 biases then K rows of 16 weights, lane
   // 2c + p = channel c (zero past N); slopes likewise as [8 | same 8].
   bool narrow_ = false;
+  // 1, or 3 for 16 < N <= 24 (the selfie's 24-channel 1x1s, Tile<2> with a
+  // quarter of its lanes idle; SLUICE_XNNPACK_PW_NARROW24=0 keeps that).
+  int narrow_regs_ = 1;
+  std::vector<float> narrow_slope_storage_;
+  float* narrow_slope_ = nullptr;  // [8 | same 8] slopes per register
   // N <= 16, K = 16 or 24: RegTiles (pointwise_conv.cc), weights in registers.
   // SLUICE_XNNPACK_PW_REGS=0 (read at construction) keeps Tile<1>.
   bool regs_ = false;
+  // N > 32 whose last block has <= 16 channels, K = 16 or 24: that block on
+  // RegTiles. SLUICE_XNNPACK_PW_REGS_TAIL=0 (read at construction) keeps Tile<1>.
+  bool regs_tail_ = false;
   std::vector<float> narrow_storage_;
   float* narrow_packed_ = nullptr;
   void RunNarrow(const float* in, const float* residual, float* out, size_t row_begin,

@@ -47,6 +47,21 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 Lerp(__m512 l, _
                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
+// The first `left` of 16 lanes (all 16 from 16 on).
+inline __mmask16 TailMask(size_t left) {
+  return left >= static_cast<size_t>(kLanes) ? static_cast<__mmask16>(0xffff)
+                                             : static_cast<__mmask16>((1u << left) - 1);
+}
+
+// Columns l and r (float offsets) of rows t (top) and b (bottom), the lanes
+// of m, each pair lerped by vax.
+__attribute__((target("avx512f"), always_inline)) inline void LerpColumns(
+    const float* t, const float* b, size_t l, size_t r, __mmask16 m, __m512 vax, __m512* top,
+    __m512* bot) {
+  *top = Lerp(_mm512_maskz_loadu_ps(m, t + l), _mm512_maskz_loadu_ps(m, t + r), vax);
+  *bot = Lerp(_mm512_maskz_loadu_ps(m, b + l), _mm512_maskz_loadu_ps(m, b + r), vax);
+}
+
 // Two 8-channel pixels at p and q (lane 8 j + c: pixel j): one load when
 // they are neighbours (x2 upsampling's usual case), else two halves.
 __attribute__((target("avx512f"), always_inline)) inline __m512 LoadPair(const float* p,
@@ -55,6 +70,44 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 LoadPair(const f
   return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(
                                                  _mm256_loadu_ps(p))),
                                              _mm256_castps_pd(_mm256_loadu_ps(q)), 1));
+}
+
+// Columns [xa, xb) of output rows oy and oy + 1 that have the same two
+// source rows (x2 upsampling: rows 2m + 1 and 2m + 2): each column's two
+// horizontal lerps (and their difference) computed once for both rows; the
+// same float operations per output as one row at a time.
+__attribute__((target("avx512f"))) void FillTwoRows(const ResizeShape& s, const int32_t* y0,
+                                                    const int32_t* y1, const float* ay,
+                                                    const int32_t* x0, const int32_t* x1,
+                                                    const float* ax, const float* in, size_t oy,
+                                                    size_t xa, size_t xb, float* o0, float* o1) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t row = static_cast<size_t>(s.in_w) * c;
+  const float* t = in + y0[oy] * row;
+  const float* b = in + y1[oy] * row;
+  const __m512 vay0 = _mm512_set1_ps(ay[oy]), vay1 = _mm512_set1_ps(ay[oy + 1]);
+  if (c == static_cast<size_t>(kLanes)) {  // one register a pixel, no masks
+    for (size_t x = xa; x < xb; ++x, o0 += kLanes, o1 += kLanes) {
+      const size_t l = x0[x] * c, r = x1[x] * c;
+      const __m512 vax = _mm512_set1_ps(ax[x]);
+      const __m512 top = Lerp(_mm512_loadu_ps(t + l), _mm512_loadu_ps(t + r), vax);
+      const __m512 bot = Lerp(_mm512_loadu_ps(b + l), _mm512_loadu_ps(b + r), vax);
+      _mm512_storeu_ps(o0, Lerp(top, bot, vay0));
+      _mm512_storeu_ps(o1, Lerp(top, bot, vay1));
+    }
+    return;
+  }
+  for (size_t x = xa; x < xb; ++x, o0 += c, o1 += c) {
+    const size_t l = x0[x] * c, r = x1[x] * c;
+    const __m512 vax = _mm512_set1_ps(ax[x]);
+    for (size_t k = 0; k < c; k += kLanes) {
+      const __mmask16 m = TailMask(c - k);
+      __m512 top, bot;
+      LerpColumns(t + k, b + k, l, r, m, vax, &top, &bot);
+      _mm512_mask_storeu_ps(o0 + k, m, Lerp(top, bot, vay0));
+      _mm512_mask_storeu_ps(o1 + k, m, Lerp(top, bot, vay1));
+    }
+  }
 }
 
 __attribute__((target("avx512f"))) void FillPixels(const ResizeShape& s, const int32_t* y0,
@@ -101,14 +154,9 @@ __attribute__((target("avx512f"))) void FillPixels(const ResizeShape& s, const i
         const size_t l = x0[ox + i] * c, r = x1[ox + i] * c;
         const __m512 vax = _mm512_set1_ps(ax[ox + i]);
         for (size_t k = 0; k < c; k += kLanes) {
-          const size_t left = c - k;
-          const __mmask16 m = left >= static_cast<size_t>(kLanes)
-                                  ? static_cast<__mmask16>(0xffff)
-                                  : static_cast<__mmask16>((1u << left) - 1);
-          const __m512 top =
-              Lerp(_mm512_maskz_loadu_ps(m, t + l + k), _mm512_maskz_loadu_ps(m, t + r + k), vax);
-          const __m512 bot =
-              Lerp(_mm512_maskz_loadu_ps(m, b + l + k), _mm512_maskz_loadu_ps(m, b + r + k), vax);
+          const __mmask16 m = TailMask(c - k);
+          __m512 top, bot;
+          LerpColumns(t + k, b + k, l, r, m, vax, &top, &bot);
           _mm512_mask_storeu_ps(o + k, m, Lerp(top, bot, vay));
         }
       }
@@ -116,6 +164,47 @@ __attribute__((target("avx512f"))) void FillPixels(const ResizeShape& s, const i
     p += n;
     ox += n;
     if (ox == static_cast<size_t>(s.out_w)) ox = 0, ++oy;
+  }
+}
+
+// Pixels [first, first + pixels): row by row; where the next row has the
+// same source rows and is in the range too, their common columns together
+// (FillTwoRows) and the rest one row at a time (FillPixels).
+__attribute__((target("avx512f"))) void FillRange(const ResizeShape& s, const int32_t* y0,
+                                                  const int32_t* y1, const float* ay,
+                                                  const int32_t* x0, const int32_t* x1,
+                                                  const float* ax, const float* in, size_t first,
+                                                  size_t pixels, float* out, bool pairs) {
+  const size_t w = static_cast<size_t>(s.out_w), c = static_cast<size_t>(s.channels);
+  const size_t end = first + pixels;
+  auto single = [&](size_t oy, size_t xa, size_t xb) {
+    if (xa < xb) {
+      FillPixels(s, y0, y1, ay, x0, x1, ax, in, oy * w + xa, xb - xa,
+                 out + (oy * w + xa - first) * c, pairs);
+    }
+  };
+  size_t skip_a = 0, skip_b = 0;  // columns of this row already written with the row before
+  for (size_t oy = first / w, ox = first % w; oy * w + ox < end; ++oy, ox = 0) {
+    const size_t xe = std::min(w, end - oy * w);
+    if (skip_a < skip_b) {
+      single(oy, ox, skip_a);
+      single(oy, skip_b, xe);
+      skip_a = skip_b = 0;
+      continue;
+    }
+    // (8 channels: the two-pixel registers of FillPixels do better.)
+    if (!(c == 8 && pairs) && oy + 1 < static_cast<size_t>(s.out_h) && (oy + 1) * w < end &&
+        y0[oy + 1] == y0[oy] && y1[oy + 1] == y1[oy]) {
+      const size_t xj = std::min(xe, end - (oy + 1) * w);
+      if (ox < xj) {
+        FillTwoRows(s, y0, y1, ay, x0, x1, ax, in, oy, ox, xj, out + (oy * w + ox - first) * c,
+                    out + ((oy + 1) * w + ox - first) * c);
+        single(oy, xj, xe);
+        skip_a = ox, skip_b = xj;
+        continue;
+      }
+    }
+    single(oy, ox, xe);
   }
 }
 #endif
@@ -131,17 +220,39 @@ bool ResizeBilinear::Supports(const ResizeShape& s) {
 ResizeBilinear::ResizeBilinear(const ResizeShape& s) : s_(s) {
   const char* e = std::getenv("SLUICE_XNNPACK_RESIZE_PAIRS");
   pairs_ = !(e && std::strcmp(e, "0") == 0);
+  const char* rows = std::getenv("SLUICE_XNNPACK_RESIZE_ROWS");
+  rows_ = !(rows && std::strcmp(rows, "0") == 0);
   Axis(s.in_h, s.out_h, s.align_corners, s.half_pixel_centers, &y0_, &y1_, &ay_);
   Axis(s.in_w, s.out_w, s.align_corners, s.half_pixel_centers, &x0_, &x1_, &ax_);
 }
 
 void ResizeBilinear::Fill(const float* in, size_t first, size_t pixels, float* out) const {
 #if SLUICE_RESIZE_AVX512
-  FillPixels(s_, y0_.data(), y1_.data(), ay_.data(), x0_.data(), x1_.data(), ax_.data(), in, first,
-             pixels, out, pairs_);
+  if (rows_) {
+    FillRange(s_, y0_.data(), y1_.data(), ay_.data(), x0_.data(), x1_.data(), ax_.data(), in, first,
+              pixels, out, pairs_);
+  } else {
+    FillPixels(s_, y0_.data(), y1_.data(), ay_.data(), x0_.data(), x1_.data(), ax_.data(), in,
+               first, pixels, out, pairs_);
+  }
 #else
   (void)in, (void)first, (void)pixels, (void)out;
 #endif
+}
+
+size_t ResizeBilinear::ChunkEnd(size_t first, size_t step, size_t most) const {
+  const size_t w = static_cast<size_t>(s_.out_w);
+  if (!rows_) return first + step;
+  // At least three rows (x2: rows 0-2 share their source rows) if `most` allows.
+  const size_t limit = std::max(step, std::min(3 * w, most));
+  // The last row start in (first, first + limit] whose source rows differ
+  // from the row before's (so no two rows that share them are split).
+  for (size_t oy = (first + limit) / w; oy * w > first; --oy) {
+    if (oy >= static_cast<size_t>(s_.out_h) || y0_[oy] != y0_[oy - 1] || y1_[oy] != y1_[oy - 1]) {
+      return oy * w;
+    }
+  }
+  return first + limit;
 }
 
 }  // namespace sluice::inference::xnn

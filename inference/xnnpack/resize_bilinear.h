@@ -34,6 +34,11 @@ class ResizeBilinear {
   // Output pixels [first, first + pixels) (row-major over out_h x out_w),
   // written to `out` packed (pixels x channels floats).
   void Fill(const float* in, size_t first, size_t pixels, float* out) const;
+  // Where a Fill from `first` of about `step` pixels (at most `most`) best
+  // ends: at a row whose source rows differ from the row before's, so that
+  // Fill computes rows sharing their source rows together; first + step if
+  // none (or SLUICE_XNNPACK_RESIZE_ROWS=0).
+  size_t ChunkEnd(size_t first, size_t step, size_t most) const;
 
  private:
   ResizeShape s_;
@@ -43,6 +48,9 @@ class ResizeBilinear {
   // 8 channels: two pixels a register (resize_bilinear.cc);
   // SLUICE_XNNPACK_RESIZE_PAIRS=0 (read at construction) keeps one.
   bool pairs_ = true;
+  // Two rows with the same source rows: their columns' horizontal lerps
+  // once (x2 upsampling); SLUICE_XNNPACK_RESIZE_ROWS=0 keeps one row at a time.
+  bool rows_ = true;
 };
 
 }  // namespace sluice::inference::xnn

@@ -2093,6 +2093,11 @@ class PixelSource {
   virtual ~PixelSource() = default;
   // The conv's input pixels [first, first + pixels), packed into `stage`.
   virtual void Fill(size_t first, size_t pixels, float* stage) const = 0;
+  // Where a Fill from `first` of `step` pixels (at most `most`) should end.
+  virtual size_t ChunkEnd(size_t first, size_t step, size_t most) const {
+    (void)most;
+    return first + step;
+  }
 };
 class GatedSource : public PixelSource {
  public:
@@ -2112,6 +2117,9 @@ class ResizeSource : public PixelSource {
   ResizeSource(const ResizeShape& s, const float* x) : k_(s), x_(x) {}
   void Fill(size_t first, size_t pixels, float* stage) const override {
     k_.Fill(x_, first, pixels, stage);
+  }
+  size_t ChunkEnd(size_t first, size_t step, size_t most) const override {
+    return k_.ChunkEnd(first, step, most);
   }
 
  private:
@@ -2134,11 +2142,12 @@ void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t e
   // weights for every staged chunk), within the stage.
   const size_t rows = std::min(std::max<size_t>(4096 / k, 8 * kTile), GatedAdd::kStageFloats / k);
   const size_t step = std::max<size_t>(1, rows / kTile) * kTile;
-  for (size_t r = begin; r < end; r += step) {
-    const size_t m = std::min(step, end - r);
+  for (size_t r = begin; r < end;) {
+    const size_t m = std::min(t.source->ChunkEnd(r, step, GatedAdd::kStageFloats / k), end) - r;
     t.source->Fill(r, m, stage);
     conv.Run(stage, t.p->residual ? t.p->residual + r * t.residual_channels : nullptr,
              t.p->out + r * n, 0, m);
+    r += m;
   }
 }
 void RunStagedPointwiseTask(void* context, size_t chunk) {

@@ -18,6 +18,7 @@
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/resize_bilinear.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/upsample_conv.h"
 #include "inference/xnnpack/work_pool.h"
@@ -359,6 +360,62 @@ TEST(XnnpackBackendTest, RegisterWeightPointwiseMatchesTile1BitForBit) {
         for (int i = 0; i < 4; ++i) {
           conv.Run(in.data(), res.data(), out->data(), bounds[i], bounds[i + 1]);
         }
+      };
+      run("1", &got);
+      run("0", &want);
+      ExpectSameBits(got, want, "K=" + std::to_string(k) + " N=" + std::to_string(n));
+    }
+  }
+}
+
+// The 3-register narrow tile for 16 < N <= 24 (pointwise_conv.h): the same
+// bits as Tile<2> (SLUICE_XNNPACK_PW_NARROW24=0) and close to the
+// reference, for N = 17, 20, 24 (partial last registers) and 25 (not taken),
+// K = 3, 24, 72, 128 (the most the tile takes) and 129 (not taken), row
+// counts that are not whole 14-row tiles (65, 304, 9), with ADD,
+// channel-padded ADD + PRELU, behind a depthwise, 1-3 threads.
+TEST(XnnpackBackendTest, Narrow24PointwiseMatchesWideTileBitForBit) {
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_NARROW24", {{5, 13}, {16, 19}, {3, 3}}, {17, 20, 24, 25},
+      {3, 24, 72, 128, 129}, /*residual_less=*/5, /*seed=*/405,
+      [](int h, int n, int k, int variant) { return h == 5 || (variant + n + k) % 2 == 0; });
+  EXPECT_GT(cases, 100);
+}
+
+// The last channel block on the register-weight tiles (N > 32 with a last
+// block of <= 16 channels, K = 16 or 24: the selfie's 16 -> 72): the same
+// bits as Tile<1> (SLUICE_XNNPACK_PW_REGS_TAIL=0) and close to the
+// reference, for N = 40, 48, 72 (8 and 16 channels left), 56 (24 left: not
+// taken), K = 16, 24, 17, rows not whole 84-row chunks or 12-row tiles,
+// with ADD, channel-padded ADD + PRELU, 1-3 threads. Then the kernel alone
+// on row ranges that start mid-image and on split block ranges.
+TEST(XnnpackBackendTest, RegisterWeightLastBlockMatchesTile1BitForBit) {
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_REGS_TAIL", {{5, 13}, {16, 19}, {12, 12}}, {40, 48, 56, 72}, {16, 17, 24},
+      /*residual_less=*/3, /*seed=*/305, [](int, int, int, int) { return true; });
+  EXPECT_GT(cases, 100);
+  if (!PointwiseConvAvailable()) return;
+  for (int k : {16, 24}) {
+    for (int n : {40, 72}) {
+      constexpr size_t kRows = 200;
+      const std::vector<float> w = testing::RandomFloats(n * k, -1, 1, 308);
+      const std::vector<float> bias = testing::RandomFloats(n, -1, 1, 309);
+      const std::vector<float> in = testing::RandomFloats(kRows * k, -2, 2, 310);
+      const std::vector<float> res = testing::RandomFloats(kRows * n, -2, 2, 311);
+      const std::vector<float> slope = testing::RandomFloats(n, -1, 1, 312);
+      std::vector<float> got(kRows * n, -7.0f), want(kRows * n, -7.0f);
+      auto run = [&](const char* tail, std::vector<float>* out) {
+        const ScopedEnv env("SLUICE_XNNPACK_PW_REGS_TAIL", tail);
+        PointwiseConv conv(k, n, w.data(), bias.data(), -1.5f, 1.5f);
+        conv.SetResidualAdd(-2.0f, 2.0f);
+        conv.SetPrelu(slope.data());
+        const size_t bounds[] = {0, 3, 29, 113, kRows};
+        for (int i = 0; i < 3; ++i) {
+          conv.Run(in.data(), res.data(), out->data(), bounds[i], bounds[i + 1]);
+        }
+        // The last range split by blocks (a thread's block range).
+        conv.Run(in.data(), res.data(), out->data(), bounds[3], bounds[4], 0, 1);
+        conv.Run(in.data(), res.data(), out->data(), bounds[3], bounds[4], 1);
       };
       run("1", &got);
       run("0", &want);
@@ -1567,6 +1624,81 @@ TEST(XnnpackBackendTest, ResizeIntoPointwiseConvMatchesReference) {
   ExpectNear(RunOn(*xnn, g, in, 2), RunOn(*ref, g, in), 1e-5f);
   const int steps = ProfiledSteps(*xnn, g);
   if (steps >= 0) EXPECT_EQ(steps, 2);
+}
+
+// Rows sharing their source rows filled together (resize_bilinear.h,
+// SLUICE_XNNPACK_RESIZE_ROWS): the same bits as one row at a time, for the
+// kernel alone on ranges that start and end mid-row (a row's pair outside
+// the range, a lone row, the whole image; x2 half-pixel, align_corners,
+// legacy, downscaling; C = 3, 8, 16, 24, 128), and through RESIZE -> 1x1
+// graphs on 1-3 threads (the staged chunks then end between row groups).
+TEST(XnnpackBackendTest, ResizeRowPairsMatchOneRowAtATimeBitForBit) {
+  if (!PointwiseConvAvailable()) GTEST_SKIP() << "no AVX-512";
+  if (std::getenv("SLUICE_XNNPACK_RESIZE") || std::getenv("SLUICE_XNNPACK_RESIZE_ROWS")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  struct Case {
+    int h, w, oh, ow, c;
+    bool align, half;
+  };
+  const Case cases[] = {{8, 8, 16, 16, 16, false, true},  {5, 6, 10, 12, 24, false, true},
+                        {4, 4, 8, 8, 128, false, true},   {7, 5, 14, 10, 8, false, true},
+                        {6, 6, 11, 13, 3, true, false},   {6, 5, 12, 10, 16, false, false},
+                        {9, 9, 4, 5, 16, false, true},    {1, 3, 4, 6, 24, false, true}};
+  int pairs_seen = 0;
+  for (const Case& k : cases) {
+    ResizeShape shape;
+    shape.in_h = k.h, shape.in_w = k.w, shape.out_h = k.oh, shape.out_w = k.ow;
+    shape.channels = k.c, shape.align_corners = k.align, shape.half_pixel_centers = k.half;
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 501);
+    const size_t total = static_cast<size_t>(k.oh) * k.ow;
+    const size_t ow = static_cast<size_t>(k.ow);
+    const size_t ranges[][2] = {{0, total}, {1, 2 * ow}, {ow + 3, 2 * ow + 1}, {ow - 1, 2},
+                                {2 * ow + 5, ow - 5}};
+    for (const auto& range : ranges) {
+      const size_t first = std::min(range[0], total - 1);
+      const size_t pixels = std::min(range[1], total - first);
+      std::vector<float> got(pixels * k.c, -7.0f), want(pixels * k.c, -7.0f);
+      {
+        const ScopedEnv env("SLUICE_XNNPACK_RESIZE_ROWS", "1");
+        ResizeBilinear(shape).Fill(in.data(), first, pixels, got.data());
+      }
+      {
+        const ScopedEnv env("SLUICE_XNNPACK_RESIZE_ROWS", "0");
+        ResizeBilinear(shape).Fill(in.data(), first, pixels, want.data());
+      }
+      ExpectSameBits(got, want,
+                     "c" + std::to_string(k.c) + " ow" + std::to_string(k.ow) + " first " +
+                         std::to_string(first) + " pixels " + std::to_string(pixels));
+    }
+    // ChunkEnd: within the bounds, and never between two rows that share
+    // their source rows (x2 half-pixel: rows 1 and 2).
+    const ResizeBilinear kernel(shape);
+    for (size_t first = 0; first < total; first += 7) {
+      const size_t e = kernel.ChunkEnd(first, 5, 4 * k.ow);
+      EXPECT_GT(e, first);
+      EXPECT_LE(e, first + std::max<size_t>(5, std::min<size_t>(3 * k.ow, 4 * k.ow)));
+      if (k.half && !k.align && k.oh == 2 * k.h && e % k.ow == 0 && e < total) {
+        EXPECT_NE(e / k.ow % 2, 0u) << "chunk ends inside a row pair at row " << e / k.ow;
+        ++pairs_seen;
+      }
+    }
+  }
+  EXPECT_GT(pairs_seen, 0);
+  auto xnn = CreateXnnpackBackend();
+  const std::vector<ResizeConvCase> graphs = {{32, 32, 64, 64, 16, 16, false, true},
+                                              {16, 16, 32, 32, 24, 16, false, true, true},
+                                              {8, 8, 16, 16, 128, 24, false, true},
+                                              {5, 7, 11, 9, 40, 8, true, false}};
+  for (const ResizeConvCase& k : graphs) {
+    const ir::Graph g = ResizeConvGraph(k);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    for (int threads : {1, 2, 3}) {
+      ExpectSameBits(RunOn(*xnn, g, in, threads),
+                     RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE_ROWS", *xnn, g, in, threads),
+                     "c" + std::to_string(k.c) + " threads " + std::to_string(threads));
+    }
+  }
 }
 
 // A RESIZE_BILINEAR that no 1x1 absorbs runs alone on our kernel
