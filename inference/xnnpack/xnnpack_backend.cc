@@ -29,6 +29,7 @@
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/prelu_scale.h"
 #include "inference/xnnpack/resize_bilinear.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/stream_conv.h"
@@ -139,6 +140,8 @@ struct OwnChain {
                     // (transform_bilinear.h)
   bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
                            // residual (elementwise_add.h)
+  bool prelu_scale = false;  // conv a PRELU, scale the DEPTHWISE 1x1 reading it
+                             // (prelu_scale.h)
   int out = -1;  // the last op's output
   int last() const {
     return scale2 >= 0  ? scale2
@@ -311,6 +314,38 @@ bool IsScaleDepthwise(const GraphInfo& info, int op_index, int t, int channels) 
   const ir::Shape& f = g.tensors[op.inputs[1]].shape;
   return f == ir::Shape{1, 1, 1, channels} &&
          g.tensors[op.outputs[0]].shape == g.tensors[t].shape;
+}
+
+// A PRELU (per-channel constant slope) whose output's sole reader is a
+// DEPTHWISE 1x1 of it (IsScaleDepthwise), as PreluScale rows.
+bool OwnPreluScaleShape(const GraphInfo& info, int prelu, PreluScaleShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[prelu];
+  if (op.type != ir::OpType::kPrelu || op.inputs.size() != 2 || op.inputs[1] < 0 ||
+      !info.IsConstant(op.inputs[1])) {
+    return false;
+  }
+  const ir::Shape& x = g.tensors[op.inputs[0]].shape;
+  if (x.size() != 4 || x[0] != 1 || g.tensors[op.outputs[0]].shape != x ||
+      ir::NumElements(g.tensors[op.inputs[1]].shape) != x[3]) {
+    return false;
+  }
+  const int t = op.outputs[0];
+  int reader = -1, readers = 0;
+  for (int j = 0; j < static_cast<int>(g.ops.size()); ++j) {
+    for (int u : g.ops[j].inputs) {
+      if (u == t) reader = j, ++readers;
+    }
+  }
+  if (readers != 1 || std::count(g.outputs.begin(), g.outputs.end(), t) != 0 ||
+      !IsScaleDepthwise(info, reader, t, x[3])) {
+    return false;
+  }
+  PreluScaleShape s;
+  s.rows = x[1], s.row_pixels = x[2], s.channels = x[3];
+  if (!PreluScale::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
 }
 
 // A CONV_2D our stem kernel runs (stem_conv.h): at most 4 input channels,
@@ -1323,6 +1358,24 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A PRELU whose output only a DEPTHWISE 1x1 reads, both left to XNNPACK
+  // (hand_recrop's blocks after a 2x2 conv or an ADD with a second reader):
+  // one pass, run at the DEPTHWISE (prelu_scale.h). conv is the PRELU, scale
+  // the DEPTHWISE. SLUICE_XNNPACK_PRELU_SCALE=0 leaves them to XNNPACK.
+  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_PRELU_SCALE")) {
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || !OwnPreluScaleShape(info, i, nullptr)) continue;
+      const int d = sole_consumer(graph.ops[i].outputs[0]);
+      if (d < 0 || kind[d] != Kind::kXnn) continue;
+      OwnChain c;
+      c.conv = i, c.scale = d, c.prelu_scale = true;
+      c.in = graph.ops[i].inputs[0];
+      c.out = graph.ops[d].outputs[0];
+      kind[i] = kind[d] = Kind::kOwn;
+      chains[d] = c;
+    }
+  }
+
   // MediaPipe's TransformTensorBilinear (no XNNPACK node: an island else)
   // on our kernel (transform_bilinear.h).
   for (int i = 0; i < num_ops; ++i) {
@@ -1889,6 +1942,18 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> pw, MakePointwise(info, c));
     return PrepareBandKernel(
         g, c, std::make_shared<const DepthwisePointwise>(dw, pw, c.residual_channels));
+  }
+  if (c.prelu_scale) {
+    PreluScaleShape shape;
+    if (!OwnPreluScaleShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    ASSIGN_OR_RETURN(std::vector<float> slope, info.ConstantAsFloat(op.inputs[1]));
+    ASSIGN_OR_RETURN(ScaleOp sc, LoadScaleOp(info, c.scale));
+    auto kernel = std::make_shared<const PreluScale>(
+        shape, slope.data(), sc.scale.data(), sc.bias.empty() ? nullptr : sc.bias.data(), sc.lo,
+        sc.hi);
+    return PrepareRowKernel(g, c, kernel, shape.rows);
   }
   if (c.plain_add) {
     PlainAddShape shape;

@@ -18,6 +18,7 @@
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
+#include "inference/xnnpack/prelu_scale.h"
 #include "inference/xnnpack/resize_bilinear.h"
 #include "inference/xnnpack/stem_conv.h"
 #include "inference/xnnpack/upsample_conv.h"
@@ -905,6 +906,72 @@ TEST(XnnpackBackendTest, StemDepthwiseTailIsBitExactWithTheSwitchOff) {
                      "threads " + std::to_string(threads));
       ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_POOL", *xnn, g, {in}, threads),
                      "pool, threads " + std::to_string(threads));
+    }
+  }
+}
+
+// PRELU -> DEPTHWISE 1x1 (prelu_scale.h, hand_recrop's blocks): 8 channels
+// with odd widths (rows starting mid-register), 16 and 32, with and without a
+// bias, RELU6 on the DEPTHWISE, +-0.0 in the input; 3 channels (XNNPACK's
+// path). Through the backend, 1-3 threads: the same bits as
+// SLUICE_XNNPACK_PRELU_SCALE=0 (XNNPACK runs both) and near the reference;
+// and, so a matcher that stopped picking the kernel could not hide a broken
+// kernel, the kernel alone against the switched-off backend.
+TEST(XnnpackBackendTest, PreluScaleIsBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w, c;
+    bool bias;
+    ir::Activation act;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{64, 64, 8, true, ir::Activation::kNone},
+                        Case{9, 7, 8, false, ir::Activation::kNone},
+                        Case{5, 13, 8, true, ir::Activation::kRelu6},
+                        Case{16, 16, 16, true, ir::Activation::kNone},
+                        Case{3, 5, 32, false, ir::Activation::kRelu6},
+                        Case{6, 5, 3, true, ir::Activation::kNone}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c);
+    const ir::Shape shape{1, k.h, k.w, k.c};
+    GraphBuilder b("prelu_scale");
+    const int x = b.Input(shape);
+    const int z = b.Tensor(shape), t = b.Tensor(shape);
+    const std::vector<float> slope = testing::RandomFloats(k.c, -1, 1, 281);
+    const std::vector<float> scale = testing::RandomFloats(k.c, -2, 2, 282);
+    const std::vector<float> bias = testing::RandomFloats(k.c, -1, 1, 283);
+    b.Op(OpType::kPrelu, {x, b.Const({1, 1, k.c}, slope)}, {z});
+    ir::DepthwiseConv2DOptions d;
+    d.padding = ir::Padding::kSame;
+    d.activation = k.act;
+    std::vector<int> ins{z, b.Const({1, 1, 1, k.c}, scale)};
+    if (k.bias) ins.push_back(b.Const({k.c}, bias));
+    b.Op(OpType::kDepthwiseConv2D, ins, {t}, d);
+    b.Output(t);
+    const ir::Graph g = b.Build();
+    std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 284);
+    in[0] = -0.0f, in[1] = 0.0f, in[in.size() - 1] = -0.0f;
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-5f);
+      const std::vector<float> off =
+          RunOnSwitchedOff("SLUICE_XNNPACK_PRELU_SCALE", *xnn, g, {in}, threads);
+      ExpectSameBits(got, off, "threads " + std::to_string(threads));
+      if (threads != 1) continue;
+      PreluScaleShape s;
+      s.rows = k.h, s.row_pixels = k.w, s.channels = k.c;
+      if (!PreluScale::Supports(s)) {
+        EXPECT_EQ(k.c, 3);
+        continue;
+      }
+      float lo, hi;
+      ir::ActivationRange(k.act, &lo, &hi);
+      const PreluScale kernel(s, slope.data(), scale.data(), k.bias ? bias.data() : nullptr, lo,
+                              hi);
+      std::vector<float> alone(in.size());
+      kernel.Run(in.data(), alone.data(), 0, 2);
+      kernel.Run(in.data(), alone.data(), 2, k.h);
+      ExpectSameBits(alone, off, "the kernel alone");
     }
   }
 }
