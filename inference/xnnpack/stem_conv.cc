@@ -22,8 +22,22 @@ constexpr int kLanes = 16;
 // more passes over the input) it measured no faster than the first.
 constexpr int kMaxLanesChannels = 24;
 
+// 8 input channels: only hand_recrop's 2x2 stride-2 8 -> 8 conv (op 5, 0.044
+// ms on XNNPACK's IGEMM), on the direct variant alone (DirectRows8K2; the
+// lanes variant's staging of 8 channel planes made it 0.089 ms).
+// SLUICE_XNNPACK_STEM_C8=0: not.
+namespace {
+bool EightChannelShape(const StemConvShape& s) {
+  const char* e = std::getenv("SLUICE_XNNPACK_STEM_C8");
+  if (e && std::strcmp(e, "0") == 0) return false;
+  return s.channels == 8 && s.out_channels == 8 && s.kernel_h == 2 && s.kernel_w == 2 &&
+         s.stride_h == 2 && s.stride_w == 2;
+}
+}  // namespace
+
 bool StemConv::Supports(const StemConvShape& s) {
-  return PointwiseConvAvailable() && s.channels >= 1 && s.channels <= 4 && s.out_channels >= 1 &&
+  return PointwiseConvAvailable() && s.channels >= 1 &&
+         (s.channels <= 4 || (EightChannelShape(s) && UsesDirect(s))) && s.out_channels >= 1 &&
          s.out_channels <= 64 && s.kernel_h >= 1 && s.kernel_h <= 7 && s.kernel_w >= 1 &&
          s.kernel_w <= 7 && s.kernel_h * s.kernel_w > 1 && s.stride_h >= 1 && s.stride_h <= 2 &&
          s.stride_w >= 1 && s.stride_w <= 2 && s.pad_top >= 0 && s.pad_left >= 0 &&
@@ -56,8 +70,13 @@ bool StemConv::UsesDirect(const StemConvShape& s) {
   // (24 channels, a zmm and a ymm a pixel in 8-pixel blocks, measured within
   // noise of the lanes variant: 0.183-0.193 vs 0.184-0.195 ms.)
   const bool direct_oc = s.out_channels == 8 || s.out_channels == 16;
-  return UsesLanes(s) && s.channels == 3 && s.stride_h == 2 && s.stride_w == 2 &&
-         s.kernel_h == 3 && s.kernel_w == 3 && direct_oc && DirectAvailable() &&
+  // hand_recrop's 2x2 stride-2 8 -> 8 (EightChannelShape) with every window
+  // inside the image: DirectRows8K2.
+  const bool k2 = EightChannelShape(s) && s.pad_top == 0 && s.pad_left == 0 &&
+                  2 * s.out_h <= s.in_h && 2 * s.out_w <= s.in_w;
+  const bool stem = s.channels == 3 && s.stride_h == 2 && s.stride_w == 2 && s.kernel_h == 3 &&
+                    s.kernel_w == 3 && direct_oc;
+  return UsesLanes(s) && (stem || k2) && DirectAvailable() &&
          !(direct && std::strcmp(direct, "0") == 0);
 }
 
@@ -89,9 +108,10 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
     // Input pixel e + j * stride of a block (e: the block's first pixel in
     // the phase) is float (e + j * stride) * channels + ch of its 16 * stride
     // pixels: register pair k supplies it when that is in [32k, 32k + 32).
-    split_idx_.assign(sw * s.channels * 4 * kLanes, 0);
-    split_mask_.assign(sw * s.channels * 4, 0);
-    for (int phase = 0; phase < s.stride_w; ++phase) {
+    // (Not for direct_: it stages nothing, and its 8 channels would not fit.)
+    split_idx_.assign(direct_ ? 0 : sw * s.channels * 4 * kLanes, 0);
+    split_mask_.assign(direct_ ? 0 : sw * s.channels * 4, 0);
+    for (int phase = 0; phase < (direct_ ? 0 : s.stride_w); ++phase) {
       const int e = ((phase - s.pad_left) % s.stride_w + s.stride_w) % s.stride_w;
       for (int ch = 0; ch < s.channels; ++ch) {
         const int at = (phase * s.channels + ch) * 4;
@@ -505,10 +525,11 @@ struct Zmm16 {
 // broadcast from memory, onto acc (holding the bias). kGuard: taps outside
 // the image read 0 (the staged variants' zero border, so the same
 // fma(0, w, acc)). Taps in order: rows, columns, channels.
-template <typename Vec, int R, bool kGuard>
+// (kK = 2, kC = 8: hand_recrop's 2x2 stride-2 8 -> 8, kGuard false only.)
+template <typename Vec, int R, bool kGuard, int kK = 3, int kC = 3>
 SLUICE_DIRECT_TARGET inline void DirectTaps(const StemConvShape& s, const float* w, const float* in,
                                             int oy, int ox, typename Vec::V* acc) {
-  constexpr int kC = 3, kS = 2, kK = 3, kOC = Vec::kOC;
+  constexpr int kS = 2, kOC = Vec::kOC;
   const int iy0 = oy * kS - s.pad_top, ix0 = ox * kS - s.pad_left;
   if (!kGuard) {
     // All taps inside: constant offsets from one pointer per kernel row.
@@ -517,7 +538,7 @@ SLUICE_DIRECT_TARGET inline void DirectTaps(const StemConvShape& s, const float*
 #pragma GCC unroll 3
     for (int ky = 0; ky < kK; ++ky) {
       const float* r = r0 + ky * row_floats;
-#pragma GCC unroll 9
+#pragma GCC unroll 16
       for (int t = 0; t < kK * kC; ++t) {  // kx * kC + ch: the row's taps in order
         const typename Vec::V wv = Vec::Load(w + (ky * kK * kC + t) * kOC);
 #pragma GCC unroll 16
@@ -555,7 +576,8 @@ SLUICE_DIRECT_TARGET inline void DirectTaps(const StemConvShape& s, const float*
 // bits. kTail: with the DEPTHWISE 1x1 tail (StemConv::SetScale,
 // SetSecondOutput; a template argument: the run-time tests in every
 // pixel's epilogue cost 0.108 -> 0.119 ms without a tail).
-template <int R, bool kGuard, bool kTail>
+// kK = 2, kC = 8: hand_recrop's 2x2 stride-2 8 -> 8 (DirectRows8K2).
+template <int R, bool kGuard, bool kTail, int kK = 3, int kC = 3>
 __attribute__((target("avx512f,avx512vl,fma"))) void DirectPixels8(
     const StemConvShape& s, const float* packed, const float* in, int oy, int ox,
     const DirectEpilogue& epilogue, float* out) {
@@ -565,7 +587,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectPixels8(
   const __m256 bias = _mm256_loadu_ps(packed);
 #pragma GCC unroll 16
   for (int p = 0; p < R; ++p) acc[p] = bias;
-  DirectTaps<Ymm8, R, kGuard>(s, packed + kOC, in, oy, ox, acc);
+  DirectTaps<Ymm8, R, kGuard, kK, kC>(s, packed + kOC, in, oy, ox, acc);
   const int valid = kGuard ? std::min(R, s.out_w - ox) : R;
   const size_t at = (static_cast<size_t>(oy) * s.out_w + ox) * kOC;
   const __m256 lo = _mm256_set1_ps(e.lo), hi = _mm256_set1_ps(e.hi);
@@ -680,6 +702,29 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectRows8(
   }
 }
 
+// Rows [row_begin, row_end) of hand_recrop's 2x2 stride-2 8 -> 8 conv
+// (every window inside: UsesDirect), DirectPixels8's scheme: a window is
+// two runs of 16 floats, taps in memory order (rows, columns, channels) as
+// XNNPACK's IGEMM sums them. Op 5 with its PRELU: 0.044 + 0.005 ms on
+// XNNPACK; the lanes variant (staging 8 channel planes) took 0.089.
+template <bool kTail>
+__attribute__((target("avx512f,avx512vl,fma"))) void DirectRows8K2(
+    const StemConvShape& s, const float* packed, const float* in, const DirectEpilogue& e,
+    float* out, int row_begin, int row_end) {
+  constexpr int kR = 16;
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    int ox = 0;
+    for (; ox + kR <= s.out_w; ox += kR) {
+      DirectPixels8<kR, false, kTail, 2, 8>(s, packed, in, oy, ox, e, out);
+    }
+    for (; ox + 4 <= s.out_w; ox += 4) {
+      DirectPixels8<4, false, kTail, 2, 8>(s, packed, in, oy, ox, e, out);
+    }
+    for (; ox < s.out_w; ++ox) DirectPixels8<1, false, kTail, 2, 8>(s, packed, in, oy, ox, e, out);
+    if (kTail && e.out3 && oy % 2 == 1 && oy - 1 >= row_begin) PoolRow8(s, e, out, oy / 2);
+  }
+}
+
 // The direct variant (3x3, stride 2, 3 input channels, 16 output channels:
 // the selfie models' stem): R output pixels of row oy from ox on, read from
 // the unstaged NHWC input, a pixel's 16 channels in one register (no
@@ -774,7 +819,8 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
                           row_begin, row_end);
     }
     const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3;
-    const auto rows = tail ? DirectRows8<true> : DirectRows8<false>;
+    const auto rows = s_.kernel_h == 2 ? (tail ? DirectRows8K2<true> : DirectRows8K2<false>)
+                                       : (tail ? DirectRows8<true> : DirectRows8<false>);
     const DirectEpilogue e{min_,
                            max_,
                            epilogue_,

@@ -89,8 +89,10 @@ class StemConv {
   // 3x3, stride 2, 3 -> 16 or 8 channels (the selfie and hand_recrop stems):
   // no staging, Compute reads the input (recorded by Stage) in NHWC, one
   // register a pixel (zmm, or ymm with AVX-512VL for 8; stem_conv.cc,
-  // DirectPixels16, DirectPixels8). SLUICE_XNNPACK_STEM_DIRECT=0: the lanes
-  // variant as before. Same bits either way.
+  // DirectPixels16, DirectPixels8). Also hand_recrop's 2x2 stride-2 8 -> 8
+  // conv (8 input channels: Supports takes it on this variant alone,
+  // SLUICE_XNNPACK_STEM_C8; DirectRows8K2). SLUICE_XNNPACK_STEM_DIRECT=0: the
+  // lanes variant as before. Same bits either way.
   bool direct_ = false;
   mutable const float* in_ = nullptr;
   int epilogue_ = 0;            // 0 none, 1 HARD_SWISH, 2 PRELU (slope_)

@@ -348,9 +348,9 @@ bool OwnPreluScaleShape(const GraphInfo& info, int prelu, PreluScaleShape* shape
   return true;
 }
 
-// A CONV_2D our stem kernel runs (stem_conv.h): at most 4 input channels,
-// up to 64 output channels, stride 1 or 2, no dilation, not 1x1 (the first
-// layer of the models). SLUICE_XNNPACK_STEM=0 leaves them to XNNPACK.
+// A CONV_2D our stem kernel runs (stem_conv.h): at most 4 input channels
+// (or 8: hand_recrop's 2x2 stride-2 8 -> 8), up to 64 output channels,
+// stride 1 or 2, no dilation, not 1x1 (the first layer of the models). SLUICE_XNNPACK_STEM=0 leaves them to XNNPACK.
 bool OwnStemConvShape(const GraphInfo& info, int op_index, StemConvShape* shape) {
   if (!KernelSwitchOn("SLUICE_XNNPACK_STEM")) return false;
   const ir::Graph& g = info.graph();

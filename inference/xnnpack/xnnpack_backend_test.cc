@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -907,6 +908,72 @@ TEST(XnnpackBackendTest, StemDepthwiseTailIsBitExactWithTheSwitchOff) {
       ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_POOL", *xnn, g, {in}, threads),
                      "pool, threads " + std::to_string(threads));
     }
+  }
+}
+
+// hand_recrop's 2x2 stride-2 8 -> 8 CONV (stem_conv.h, DirectRows8K2) with
+// and without its PRELU -> DEPTHWISE 1x1 tail, VALID, odd sizes (a row and
+// a column dropped), 1-3 threads: the same bits as SLUICE_XNNPACK_STEM_C8=0
+// (XNNPACK's IGEMM) and near the reference; and the kernel alone (asserting
+// the direct variant runs) against the switched-off backend.
+TEST(XnnpackBackendTest, StemTwoByTwoEightChannelsIsBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w;
+    bool tail;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<float> w = testing::RandomFloats(8 * 32, -1, 1, 281);
+  const std::vector<float> bias = testing::RandomFloats(8, -1, 1, 282);
+  for (const Case& k : {Case{128, 128, true}, Case{17, 23, true}, Case{4, 6, false},
+                        Case{30, 70, false}, Case{2, 2, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << (k.tail ? " tail" : ""));
+    const ir::Shape oshape{1, k.h / 2, k.w / 2, 8};
+    GraphBuilder b("stem_2x2_c8");
+    const int x = b.Input({1, k.h, k.w, 8});
+    int y = b.Tensor(oshape);
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kValid;
+    o.stride_h = o.stride_w = 2;
+    b.Op(OpType::kConv2D, {x, b.Const({8, 2, 2, 8}, w), b.Const({8}, bias)}, {y}, o);
+    if (k.tail) {
+      const int z = b.Tensor(oshape), t = b.Tensor(oshape);
+      b.Op(OpType::kPrelu, {y, b.Const({1, 1, 8}, testing::RandomFloats(8, -1, 1, 283))}, {z});
+      ir::DepthwiseConv2DOptions d;
+      d.padding = ir::Padding::kSame;
+      b.Op(OpType::kDepthwiseConv2D,
+           {z, b.Const({1, 1, 1, 8}, testing::RandomFloats(8, -2, 2, 284)),
+            b.Const({8}, testing::RandomFloats(8, -1, 1, 285))},
+           {t}, d);
+      y = t;
+    }
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 8, -2, 2, 286);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_C8", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+    }
+    if (k.tail) continue;
+    StemConvShape shape;
+    shape.in_h = k.h, shape.in_w = k.w, shape.channels = 8;
+    shape.out_h = k.h / 2, shape.out_w = k.w / 2, shape.out_channels = 8;
+    shape.kernel_h = shape.kernel_w = 2;
+    shape.stride_h = shape.stride_w = 2;
+    if (!StemConv::Supports(shape)) continue;  // no AVX-512
+    const float inf = std::numeric_limits<float>::infinity();
+    const StemConv conv(shape, w.data(), bias.data(), -inf, inf);
+    EXPECT_TRUE(conv.direct());
+    std::vector<float> out(static_cast<size_t>(shape.out_h) * shape.out_w * 8, -7.0f);
+    conv.Stage(in.data(), 0, k.h / 2);  // in parts, as threads split rows
+    conv.Stage(in.data(), k.h / 2, k.h);
+    conv.Compute(out.data(), 0, shape.out_h / 2);
+    conv.Compute(out.data(), shape.out_h / 2, shape.out_h);
+    ExpectSameBits(out, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_C8", *xnn, g, {in}, 1),
+                   "kernel alone");
   }
 }
 
