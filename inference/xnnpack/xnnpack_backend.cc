@@ -877,6 +877,24 @@ size_t PointwiseChunkRows(size_t rows, size_t k, size_t blocks, size_t threads) 
   size_t per = (MinTaskMacs() + tile_macs - 1) / tile_macs;
   const size_t most = tiles * blocks / (kMinTasksPerThread * std::max<size_t>(threads, 1));
   per = std::max<size_t>(1, std::min(per, most));
+  // One 32-channel block (N <= 32, the narrow tiles' 24 channels): the
+  // rule above gives 16 tasks of ~2 tiles a thread (~0.5 us each), which
+  // cost more in claims, staging and the other core's cache than they
+  // balance; a few long row runs a thread instead.
+  // SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS: tasks a thread then (0: the rule
+  // above alone; for A/B). Tasks stay under SLUICE_XNNPACK_PW_ONE_BLOCK_MACS
+  // (default 512 Ki, ~5 us) so that big images still balance. Read per
+  // compile, like KernelSwitchOn (the tests flip it).
+  const char* te = std::getenv("SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS");
+  const size_t one_block_tasks =
+      te && *te ? static_cast<size_t>(std::strtoull(te, nullptr, 10)) : size_t{4};
+  const char* me = std::getenv("SLUICE_XNNPACK_PW_ONE_BLOCK_MACS");
+  const size_t one_block_macs =
+      me && *me ? static_cast<size_t>(std::strtoull(me, nullptr, 10)) : size_t{512 * 1024};
+  if (blocks == 1 && one_block_tasks > 0) {
+    const size_t want = tiles / (one_block_tasks * std::max<size_t>(threads, 1));
+    per = std::max(per, std::min(want, one_block_macs / tile_macs));
+  }
   return per * kTile;
 }
 

@@ -1760,6 +1760,62 @@ TEST(XnnpackBackendTest, ResizeIntoPointwiseConvMatchesReference) {
   if (steps >= 0) EXPECT_EQ(steps, 2);
 }
 
+// One-block 1x1s (N <= 32) on a pool take a few long row runs a thread
+// instead of 16 short ones (SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS): the same
+// bits as the old split and near the reference on 1-3 threads, for images
+// whose row counts are not whole chunks either way (36x64 = 2304, 18x32,
+// 37x29 = 1073, 5x13), N = 8 (narrow), 16, 24 (narrow24), 32, K = 16, 72,
+// 88, alone / + ADD / + padded ADD + PRELU; then the staged sources (RESIZE
+// -> 1x1, MUL by a gate -> 1x1), whose chunks are the same rows.
+TEST(XnnpackBackendTest, OneBlockPointwiseSplitsKeepTheBits) {
+  if (std::getenv("SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS")) GTEST_SKIP() << "switch set outside";
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS", {{36, 64}, {18, 32}, {37, 29}, {5, 13}}, {8, 16, 24, 32},
+      {16, 72, 88}, /*residual_less=*/3, /*seed=*/505,
+      // the streamed variant 3 does not take the split; a third of the rest
+      [](int h, int n, int k, int variant) { return variant < 3 && (h + n + k + variant) % 3 == 0; });
+  EXPECT_GT(cases, 20);
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const ResizeConvCase& k : {ResizeConvCase{18, 32, 36, 64, 16, 16, false, true},
+                                  ResizeConvCase{36, 64, 72, 128, 16, 16, false, true, true},
+                                  ResizeConvCase{19, 15, 37, 29, 24, 24, false, false}}) {
+    SCOPED_TRACE(::testing::Message() << "resize " << k.oh << "x" << k.ow << " n" << k.n);
+    const ir::Graph g = ResizeConvGraph(k);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectSameBits(got,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS", *xnn, g, in, threads),
+                     "threads " + std::to_string(threads));
+      ExpectNear(got, want, 1e-5f);
+    }
+  }
+  // MUL by a per-channel gate -> 1x1 (selfie's squeeze-excite outputs).
+  GraphBuilder b("gate_mul_one_block");
+  const ir::Shape shape{1, 37, 29, 96};
+  const int x = b.Input(shape);
+  const int gate = b.Input({1, 1, 1, 96});
+  const int prod = b.Tensor(shape);
+  b.Op(OpType::kMul, {x, gate}, {prod}, ir::BinaryOptions{});
+  const int y = b.Tensor({1, 37, 29, 24});
+  b.Op(OpType::kConv2D,
+       {prod, b.Const({24, 1, 1, 96}, testing::RandomFloats(24 * 96, -1, 1, 506)),
+        b.Const({24}, testing::RandomFloats(24, -1, 1, 507))},
+       {y}, ir::Conv2DOptions{});
+  b.Output(y);
+  const ir::Graph g = b.Build();
+  const std::vector<std::vector<float>> in = GatedInputs(g);
+  const std::vector<float> want = RunOn(*ref, g, in);
+  for (int threads = 1; threads <= 3; ++threads) {
+    const std::vector<float> got = RunOn(*xnn, g, in, threads);
+    ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_PW_ONE_BLOCK_TASKS", *xnn, g, in, threads),
+                   "gated, threads " + std::to_string(threads));
+    ExpectNear(got, want, 1e-4f);
+  }
+}
+
 // Rows sharing their source rows filled together (resize_bilinear.h,
 // SLUICE_XNNPACK_RESIZE_ROWS): the same bits as one row at a time, for the
 // kernel alone on ranges that start and end mid-row (a row's pair outside
