@@ -317,6 +317,38 @@ int CheckPointwiseCasesAgainstSwitch(const char* switch_name,
   return cases;
 }
 
+// PointwiseConv alone, K = k inputs, N = n outputs, with an ADD and a PRELU
+// after it, on random data (seeds seed .. seed + 4), row ranges bounds[i] ..
+// bounds[i + 1] (bounds.back() rows in all), with the A/B switch `name` set
+// to `value`: row ranges that start mid-image, as threads' chunks and staged
+// sources call it. `split_last`: the last range in two block ranges (blocks
+// 0..1, then 1..end), as a thread's block split runs it.
+std::vector<float> RunPointwiseAlone(int k, int n, uint32_t seed, const char* name,
+                                     const char* value, const std::vector<size_t>& bounds,
+                                     bool split_last) {
+  const size_t rows = bounds.back();
+  const std::vector<float> w = testing::RandomFloats(n * k, -1, 1, seed);
+  const std::vector<float> bias = testing::RandomFloats(n, -1, 1, seed + 1);
+  const std::vector<float> in = testing::RandomFloats(rows * k, -2, 2, seed + 2);
+  const std::vector<float> res = testing::RandomFloats(rows * n, -2, 2, seed + 3);
+  const std::vector<float> slope = testing::RandomFloats(n, -1, 1, seed + 4);
+  std::vector<float> out(rows * n, -7.0f);
+  const ScopedEnv env(name, value);
+  PointwiseConv conv(k, n, w.data(), bias.data(), -1.5f, 1.5f);
+  conv.SetResidualAdd(-2.0f, 2.0f);
+  conv.SetPrelu(slope.data());
+  const size_t last = bounds.size() - 2;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    if (split_last && i == last) {
+      conv.Run(in.data(), res.data(), out.data(), bounds[i], bounds[i + 1], 0, 1);
+      conv.Run(in.data(), res.data(), out.data(), bounds[i], bounds[i + 1], 1);
+    } else {
+      conv.Run(in.data(), res.data(), out.data(), bounds[i], bounds[i + 1]);
+    }
+  }
+  return out;
+}
+
 // The narrow tile for N <= 8 (pointwise_conv.h): the same bits as the 7x16
 // tile (SLUICE_XNNPACK_PW_NARROW=0) and close to the reference, for N = 1..8
 // and wider (12, 16: the switch must not matter), K = 3..40, row counts that
@@ -347,26 +379,11 @@ TEST(XnnpackBackendTest, RegisterWeightPointwiseMatchesTile1BitForBit) {
   if (!PointwiseConvAvailable()) return;
   for (int k : {16, 24}) {
     for (int n : {10, 16}) {
-      constexpr size_t kRows = 100;
-      const std::vector<float> w = testing::RandomFloats(n * k, -1, 1, 208);
-      const std::vector<float> bias = testing::RandomFloats(n, -1, 1, 209);
-      const std::vector<float> in = testing::RandomFloats(kRows * k, -2, 2, 210);
-      const std::vector<float> res = testing::RandomFloats(kRows * n, -2, 2, 211);
-      const std::vector<float> slope = testing::RandomFloats(n, -1, 1, 212);
-      std::vector<float> got(kRows * n, -7.0f), want(kRows * n, -7.0f);
-      auto run = [&](const char* regs, std::vector<float>* out) {
-        const ScopedEnv env("SLUICE_XNNPACK_PW_REGS", regs);
-        PointwiseConv conv(k, n, w.data(), bias.data(), -1.5f, 1.5f);
-        conv.SetResidualAdd(-2.0f, 2.0f);
-        conv.SetPrelu(slope.data());
-        const size_t bounds[] = {0, 3, 29, 77, kRows};
-        for (int i = 0; i < 4; ++i) {
-          conv.Run(in.data(), res.data(), out->data(), bounds[i], bounds[i + 1]);
-        }
-      };
-      run("1", &got);
-      run("0", &want);
-      ExpectSameBits(got, want, "K=" + std::to_string(k) + " N=" + std::to_string(n));
+      const std::vector<size_t> bounds = {0, 3, 29, 77, 100};
+      ExpectSameBits(
+          RunPointwiseAlone(k, n, 208, "SLUICE_XNNPACK_PW_REGS", "1", bounds, false),
+          RunPointwiseAlone(k, n, 208, "SLUICE_XNNPACK_PW_REGS", "0", bounds, false),
+          "K=" + std::to_string(k) + " N=" + std::to_string(n));
     }
   }
 }
@@ -400,29 +417,11 @@ TEST(XnnpackBackendTest, RegisterWeightLastBlockMatchesTile1BitForBit) {
   if (!PointwiseConvAvailable()) return;
   for (int k : {16, 24}) {
     for (int n : {40, 72}) {
-      constexpr size_t kRows = 200;
-      const std::vector<float> w = testing::RandomFloats(n * k, -1, 1, 308);
-      const std::vector<float> bias = testing::RandomFloats(n, -1, 1, 309);
-      const std::vector<float> in = testing::RandomFloats(kRows * k, -2, 2, 310);
-      const std::vector<float> res = testing::RandomFloats(kRows * n, -2, 2, 311);
-      const std::vector<float> slope = testing::RandomFloats(n, -1, 1, 312);
-      std::vector<float> got(kRows * n, -7.0f), want(kRows * n, -7.0f);
-      auto run = [&](const char* tail, std::vector<float>* out) {
-        const ScopedEnv env("SLUICE_XNNPACK_PW_REGS_TAIL", tail);
-        PointwiseConv conv(k, n, w.data(), bias.data(), -1.5f, 1.5f);
-        conv.SetResidualAdd(-2.0f, 2.0f);
-        conv.SetPrelu(slope.data());
-        const size_t bounds[] = {0, 3, 29, 113, kRows};
-        for (int i = 0; i < 3; ++i) {
-          conv.Run(in.data(), res.data(), out->data(), bounds[i], bounds[i + 1]);
-        }
-        // The last range split by blocks (a thread's block range).
-        conv.Run(in.data(), res.data(), out->data(), bounds[3], bounds[4], 0, 1);
-        conv.Run(in.data(), res.data(), out->data(), bounds[3], bounds[4], 1);
-      };
-      run("1", &got);
-      run("0", &want);
-      ExpectSameBits(got, want, "K=" + std::to_string(k) + " N=" + std::to_string(n));
+      const std::vector<size_t> bounds = {0, 3, 29, 113, 200};
+      ExpectSameBits(
+          RunPointwiseAlone(k, n, 308, "SLUICE_XNNPACK_PW_REGS_TAIL", "1", bounds, true),
+          RunPointwiseAlone(k, n, 308, "SLUICE_XNNPACK_PW_REGS_TAIL", "0", bounds, true),
+          "K=" + std::to_string(k) + " N=" + std::to_string(n));
     }
   }
 }
