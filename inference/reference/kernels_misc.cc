@@ -315,14 +315,20 @@ absl::StatusOr<Kernel> PrepareStridedSlice(const Ctx& c) {
   const int64_t total = y.num_elements();
   const auto* in = static_cast<const uint8_t*>(c.vin(0));
   auto* out = static_cast<uint8_t*>(c.vout());
+  // With stride 1 in the last dimension, each run along it is one memcpy
+  // (channel slices of NHWC tensors: hand_recrop).
+  const bool inner_runs = rank > 0 && step[rank - 1] == 1;
+  const int run = inner_runs ? count[rank - 1] : 1;
+  const int outer_rank = inner_runs ? rank - 1 : rank;
   return Kernel([=]() {
+    if (total == 0) return;
     std::array<int, kMaxRank> idx{};  // no allocation at run time
-    for (int64_t i = 0; i < total; ++i) {
-      int64_t off = 0;
-      for (int d = 0; d < rank; ++d)
+    for (int64_t i = 0; i < total; i += run) {
+      int64_t off = inner_runs ? start[rank - 1] * in_str[rank - 1] : 0;
+      for (int d = 0; d < outer_rank; ++d)
         off += (start[d] + static_cast<int64_t>(idx[d]) * step[d]) * in_str[d];
-      std::memcpy(out + i * elem, in + off * elem, elem);
-      for (int d = rank - 1; d >= 0; --d) {
+      std::memcpy(out + i * elem, in + off * elem, run * elem);
+      for (int d = outer_rank - 1; d >= 0; --d) {
         if (++idx[d] < count[d]) break;
         idx[d] = 0;
       }

@@ -266,6 +266,22 @@ TEST(StridedSliceTest, MasksNegativeIndicesAndShrink) {
   EXPECT_THAT(Run1(b.Build(), {Iota(24)}), ElementsAre(8, 10, 14, 16));
 }
 
+TEST(StridedSliceTest, ChannelRunsWithOuterStrides) {
+  // x[:, 1::2, :, 3:6] of a [1,4,2,7] iota: rows 1 and 3, channels 3..5 of
+  // each pixel (the last dimension copied as runs).
+  GraphBuilder b;
+  const int x = b.Input({1, 4, 2, 7});
+  const int bg = b.ConstInt({4}, {0, 1, 0, 3});
+  const int en = b.ConstInt({4}, {1, 4, 2, 6});
+  const int st = b.ConstInt({4}, {1, 2, 1, 1});
+  const int y = b.Tensor({1, 2, 2, 3});
+  b.Op(OpType::kStridedSlice, {x, bg, en, st}, {y}, ir::StridedSliceOptions{});
+  b.Output(y);
+  // Pixel (h, w) starts at (h * 2 + w) * 7.
+  EXPECT_THAT(Run1(b.Build(), {Iota(56)}),
+              ElementsAre(17, 18, 19, 24, 25, 26, 45, 46, 47, 52, 53, 54));
+}
+
 TEST(StridedSliceTest, NegativeStrideReverses) {
   GraphBuilder b;
   const int x = b.Input({5});
