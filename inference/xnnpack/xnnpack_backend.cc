@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "inference/model_stats.h"
 #include "inference/planner.h"
 #include "inference/reference/reference_kernels.h"
 #include "inference/xnnpack/add_mean.h"
+#include "inference/xnnpack/branch_schedule.h"
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/dw_pw_block.h"
 #include "inference/xnnpack/elementwise_add.h"
@@ -939,9 +941,11 @@ class XnnpackModel : public CompiledModel {
 
   absl::Status Invoke() override {
     if (profile_) return InvokeProfiled();
-    for (size_t i = 0; i < steps_.size(); ++i) {
+    const size_t serial = branches_ ? branch_first_step_ : steps_.size();
+    for (size_t i = 0; i < serial; ++i) {
       RETURN_IF_ERROR(RunStep(i));
     }
+    if (branches_) return RunBranches();
     return absl::OkStatus();
   }
   std::vector<OpTime> OpTimes() const override { return op_times_; }
@@ -1011,6 +1015,22 @@ class XnnpackModel : public CompiledModel {
     auto it = buffers_.find(t);
     return it == buffers_.end() ? nullptr : it->second;
   }
+  // The steps from branch_first_step_ on, side by side (branch_schedule.h).
+  absl::Status RunBranches() {
+    branch_error_ = absl::OkStatus();
+    auto run = [](void* self, size_t k) {
+      auto* m = static_cast<XnnpackModel*>(self);
+      const absl::Status s = m->RunStep(m->branch_first_step_ + k);
+      if (s.ok()) return true;
+      std::lock_guard<std::mutex> lock(m->branch_error_mutex_);
+      if (m->branch_error_.ok()) m->branch_error_ = s;
+      return false;
+    };
+    if (!branches_->Run(pool_, run, this)) {
+      return branch_error_.ok() ? absl::InternalError("a branch step failed") : branch_error_;
+    }
+    return absl::OkStatus();
+  }
 
   pthreadpool_t pool_ = nullptr;
   std::deque<std::vector<float>> weights_;  // static XNNPACK values
@@ -1024,6 +1044,10 @@ class XnnpackModel : public CompiledModel {
   std::set<int> graph_outputs_;
   bool profile_ = false;
   std::vector<OpTime> op_times_;
+  std::unique_ptr<BranchSchedule> branches_;
+  size_t branch_first_step_ = 0;
+  std::mutex branch_error_mutex_;
+  absl::Status branch_error_;
 };
 
 absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& options,
@@ -1470,11 +1494,32 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A tail of independent branches runs side by side on the pool
+  // (branch_schedule.h); SLUICE_XNNPACK_BRANCHES=0 runs it step by step.
+  BranchSplit branch;
+  if (OwnGemmEnabled() && pool_ != nullptr && !profile_ &&
+      KernelSwitchOn("SLUICE_XNNPACK_BRANCHES")) {
+    branch = FindBranchSuffix(
+        graph, [&](int op) { return kind[op] != Kind::kFolded; },
+        [&](int t) { return info.IsConstant(t); });
+  }
+  // In that tail a segment holds one branch's connected ops only.
+  auto branch_cut = [&](const std::vector<int>& seg, int i) {
+    if (branch.first_op < 0 || i < branch.first_op) return false;
+    if (seg.front() < branch.first_op) return true;
+    for (int t : graph.ops[i].inputs) {
+      if (t >= 0 && std::find(seg.begin(), seg.end(), info.producer(t)) != seg.end()) {
+        return false;
+      }
+    }
+    return true;
+  };
+
   // XNNPACK segments: maximal runs of XNNPACK ops in execution order.
   std::vector<std::vector<int>> segments;
   for (int i = 0; i < num_ops; ++i) {
     if (kind[i] != Kind::kXnn) continue;
-    if (segments.empty() || profile_ ||
+    if (segments.empty() || profile_ || branch_cut(segments.back(), i) ||
         [&] {  // a folded op in between does not cut; an island does
           for (int j = segments.back().back() + 1; j < i; ++j) {
             if (kind[j] == Kind::kIsland || kind[j] == Kind::kOwn) return true;
@@ -1530,6 +1575,31 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     skeleton.ops[at].inputs.push_back(c.out);
     if (c.out2 >= 0) skeleton.ops[at].inputs.push_back(c.out2);
     if (c.out3 >= 0) skeleton.ops[at].inputs.push_back(c.out3);
+  }
+  if (branch.first_op >= 0) {
+    // Side by side, the tail's tensors are all live at once.
+    std::vector<int> touched;
+    int first = -1, last = -1;
+    for (int i = branch.first_op; i < num_ops; ++i) {
+      if (kind[i] == Kind::kFolded) continue;
+      if (first < 0) first = i;
+      last = i;
+      for (const auto* list : {&graph.ops[i].inputs, &graph.ops[i].outputs}) {
+        for (int t : *list) {
+          if (t >= 0 && !info.IsConstant(t)) touched.push_back(t);
+        }
+      }
+    }
+    for (const auto& [at, c] : chains) {
+      if (at < branch.first_op) continue;
+      for (int t : {c.in, c.residual, c.gate, c.gate_b, c.matrix, c.out, c.out2, c.out3}) {
+        if (t >= 0 && !info.IsConstant(t)) touched.push_back(t);
+      }
+    }
+    for (int i : {first, last}) {
+      auto& in = skeleton.ops[i].inputs;
+      in.insert(in.end(), touched.begin(), touched.end());
+    }
   }
   const MemoryPlan plan = PlanMemory(skeleton);
   // Buffers: graph ports, every tensor an island or our own kernel touches,
@@ -1590,13 +1660,44 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   }
 
   // Pass 2: define the segments, prepare the islands, in execution order.
+  // The branch tail's steps run one per thread: built without the pool.
+  struct PoolRestore {
+    pthreadpool_t* slot;
+    pthreadpool_t pool;
+    ~PoolRestore() { *slot = pool; }
+  } restore{&pool_, pool_};
+  std::vector<StepAccess> branch_access;
+  auto range = [&](int t, std::vector<std::pair<uintptr_t, uintptr_t>>* out) {
+    if (t < 0 || info.IsConstant(t) || !TensorAddress(t)) return;
+    const auto p = reinterpret_cast<uintptr_t>(TensorAddress(t));
+    out->emplace_back(p, p + graph.tensors[t].byte_size());
+  };
+  auto work_of = [&](const std::vector<int>& ops, int out) {
+    int64_t w = kBranchStepOverhead + (out >= 0 ? graph.tensors[out].num_elements() : 0);
+    for (int op : ops) {
+      if (op >= 0) w += OpMacs(graph, op);
+    }
+    return w;
+  };
   size_t next_segment = 0;
   for (int i = 0; i < num_ops; ++i) {
+    if (branch.first_op >= 0 && i == branch.first_op) {
+      branch_first_step_ = steps_.size();
+      pool_ = nullptr;
+    }
+    const size_t steps_before = steps_.size();
+    StepAccess access;
+    access.barrier = true;  // each kind of step below says what it touches
     if (kind[i] == Kind::kOwn) {
       auto c = chains.find(i);
       if (c == chains.end()) continue;  // absorbed by a chain that runs later
       ASSIGN_OR_RETURN(reference::Kernel k, PrepareOwnKernel(info, c->second));
       steps_.push_back(Step{nullptr, std::move(k), c->second.conv});
+      const OwnChain& o = c->second;
+      for (int t : {o.in, o.residual, o.gate, o.gate_b, o.matrix}) range(t, &access.reads);
+      for (int t : {o.out, o.out2, o.out3}) range(t, &access.writes);
+      access.work = work_of({o.conv, o.pw, o.dw, o.expand, o.scale, o.scale2}, o.out);
+      access.barrier = false;
     } else if (kind[i] == Kind::kIsland) {
       std::vector<void*> addr(num_tensors, nullptr);
       for (const auto* list : {&graph.ops[i].inputs, &graph.ops[i].outputs}) {
@@ -1609,10 +1710,35 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       }
       ASSIGN_OR_RETURN(reference::Kernel k, reference::PrepareKernel(graph, i, addr));
       steps_.push_back(Step{nullptr, std::move(k), i});
+      for (int t : graph.ops[i].inputs) range(t, &access.reads);
+      for (int t : graph.ops[i].outputs) range(t, &access.writes);
+      access.work = work_of({i}, graph.ops[i].outputs.empty() ? -1 : graph.ops[i].outputs[0]);
+      access.barrier = false;
     } else if (next_segment < segments.size() && segments[next_segment].front() == i) {
-      RETURN_IF_ERROR(BuildSegment(info, segments[next_segment], consumers, kind, failed_op));
+      const std::vector<int>& seg = segments[next_segment];
+      RETURN_IF_ERROR(BuildSegment(info, seg, consumers, kind, failed_op));
       ++next_segment;
+      for (int j : seg) {
+        for (int t : graph.ops[j].inputs) {
+          if (t >= 0 && std::find(seg.begin(), seg.end(), info.producer(t)) == seg.end()) {
+            range(t, &access.reads);
+          }
+        }
+        for (int t : graph.ops[j].outputs) range(t, &access.writes);
+      }
+      access.work = work_of(seg, graph.ops[seg.back()].outputs[0]);
+      access.barrier = false;
     }
+    if (branch.first_op >= 0 && i >= branch.first_op && steps_.size() > steps_before) {
+      branch_access.push_back(std::move(access));
+    }
+  }
+  pool_ = restore.pool;
+  if (branch.first_op >= 0 && branch_access.size() >= 2) {
+    std::vector<int64_t> work;
+    for (const StepAccess& a : branch_access) work.push_back(a.work);
+    branches_ = std::make_unique<BranchSchedule>(
+        StepDependencies(branch_access), work, KernelSwitchOn("SLUICE_XNNPACK_BRANCHES_FALLBACK"));
   }
 
   for (auto* io : {&inputs_, &outputs_}) {

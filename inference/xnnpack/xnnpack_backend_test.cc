@@ -1,6 +1,7 @@
 #include "inference/xnnpack/xnnpack_backend.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "inference/reference/reference_kernels.h"
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
+#include "inference/xnnpack/branch_schedule.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/prelu_scale.h"
@@ -2339,6 +2342,197 @@ TEST(XnnpackBackendTest, TransformTensorBilinearIsBitExactWithTheSwitchOff) {
         EXPECT_EQ(on_placement[1], "xnnpack");
       }
     }
+  }
+}
+
+// A trunk (1x1 on 24x24x64, too big a step for the branch tail) and three
+// heads on its 2x2 max pool: MAX_POOL (XNNPACK) -> 1x1 (own) -> DEPTHWISE
+// -> 1x1 -> a graph output; the last head forks after its depthwise into
+// two 1x1s, and a RESHAPE of one head reads another's pooled map (an
+// XNNPACK step with inputs from two heads).
+ir::Graph BranchTailGraph() {
+  GraphBuilder b("branch_tail");
+  constexpr int kC = 64;
+  const int x = b.Input({1, 24, 24, kC});
+  const int t = b.Tensor({1, 24, 24, kC});
+  uint32_t seed = 300;
+  auto conv1x1 = [&](int in, int h, ir::Activation act) {
+    const int y = b.Tensor({1, h, h, kC});
+    ir::Conv2DOptions o;
+    o.activation = act;
+    b.Op(OpType::kConv2D,
+         {in, b.Const({kC, 1, 1, kC}, testing::RandomFloats(kC * kC, -0.2f, 0.2f, seed)),
+          b.Const({kC}, testing::RandomFloats(kC, -1, 1, seed + 1))},
+         {y}, o);
+    seed += 2;
+    return y;
+  };
+  b.Op(OpType::kConv2D,
+       {x, b.Const({kC, 1, 1, kC}, testing::RandomFloats(kC * kC, -0.2f, 0.2f, 299)), -1}, {t},
+       ir::Conv2DOptions{});
+  std::vector<int> pooled;
+  for (int head = 0; head < 3; ++head) {
+    const int m = b.Tensor({1, 12, 12, kC});
+    ir::Pool2DOptions po;
+    po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
+    b.Op(OpType::kMaxPool2D, {t}, {m}, po);
+    pooled.push_back(m);
+    const int c1 = conv1x1(m, 12, ir::Activation::kRelu);
+    const int d = b.Tensor({1, 12, 12, kC});
+    ir::DepthwiseConv2DOptions dopt;
+    dopt.padding = ir::Padding::kSame;
+    b.Op(OpType::kDepthwiseConv2D,
+         {c1, b.Const({1, 3, 3, kC}, testing::RandomFloats(9 * kC, -1, 1, seed)),
+          b.Const({kC}, testing::RandomFloats(kC, -1, 1, seed + 1))},
+         {d}, dopt);
+    seed += 2;
+    b.Output(conv1x1(d, 12, ir::Activation::kNone));
+    if (head == 2) b.Output(conv1x1(d, 12, ir::Activation::kRelu6));
+  }
+  const int sum = b.Tensor({1, 12, 12, kC});
+  b.Op(OpType::kAdd, {pooled[0], pooled[1]}, {sum}, ir::BinaryOptions{});
+  b.Output(sum);
+  return b.Build();
+}
+
+// Every output of `graph`, one after another.
+std::vector<float> RunAllOutputs(const Backend& backend, const ir::Graph& graph,
+                                 const std::vector<float>& input, int threads) {
+  auto compiled = backend.Compile(graph, BackendOptions{threads});
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  if (!compiled.ok()) return {};
+  CompiledModel& m = **compiled;
+  std::memcpy(m.Inputs()[0].data, input.data(), input.size() * sizeof(float));
+  std::vector<float> all;
+  for (int run = 0; run < 3; ++run) {  // the schedule is reset per Invoke
+    all.clear();
+    const absl::Status s = m.Invoke();
+    EXPECT_TRUE(s.ok()) << s;
+    for (const IoTensor& out : m.Outputs()) {
+      all.insert(all.end(), out.f32(), out.f32() + out.num_elements());
+    }
+  }
+  return all;
+}
+
+TEST(XnnpackBackendTest, BranchTailFoundWhereTheGraphFallsApart) {
+  const ir::Graph g = BranchTailGraph();
+  const BranchSplit split = FindBranchSuffix(
+      g, [](int) { return true; }, [&](int t) { return g.tensors[t].is_constant; });
+  ASSERT_EQ(split.first_op, 1);  // the first MAX_POOL, after the trunk
+  EXPECT_EQ(split.component[0], -1);
+  // Heads 0 and 1 meet in the ADD: two branches.
+  std::set<int> branches(split.component.begin() + 1, split.component.end());
+  EXPECT_EQ(branches.size(), 2u);
+  // One head alone is no split; neither is a graph of big steps.
+  GraphBuilder b("one_head");
+  const int x = b.Input({1, 8, 8, 4});
+  const int y = b.Tensor({1, 8, 8, 4});
+  b.Op(OpType::kRelu, {x}, {y});
+  b.Output(y);
+  const ir::Graph one = b.Build();
+  EXPECT_EQ(FindBranchSuffix(one, [](int) { return true; }, [](int) { return false; }).first_op,
+            -1);
+}
+
+TEST(XnnpackBackendTest, StepDependenciesFollowTheBytes) {
+  std::vector<StepAccess> s(5);
+  s[0].writes = {{100, 200}};
+  s[1].reads = {{150, 160}};             // reads 0's output
+  s[1].writes = {{300, 400}};
+  s[2].reads = {{100, 110}};             // reads 0's output too: not after 1
+  s[2].writes = {{500, 600}};
+  s[3].writes = {{395, 405}};            // overwrites a byte 1 wrote
+  s[4].writes = {{100, 155}};            // overwrites what 1 and 2 read
+  const std::vector<std::vector<int>> d = StepDependencies(s);
+  EXPECT_EQ(d[0], std::vector<int>{});
+  EXPECT_EQ(d[1], std::vector<int>{0});
+  EXPECT_EQ(d[2], std::vector<int>{0});
+  EXPECT_EQ(d[3], std::vector<int>{1});
+  EXPECT_EQ(d[4], (std::vector<int>{0, 1, 2}));
+  // A step that does not say what it touches orders with everything.
+  s.insert(s.begin() + 2, StepAccess{});
+  s[2].barrier = true;
+  const std::vector<std::vector<int>> b = StepDependencies(s);
+  EXPECT_EQ(b[2], (std::vector<int>{0, 1}));
+  EXPECT_EQ(b[3], (std::vector<int>{0, 2}));
+}
+
+// Each step runs once and after every step it waits for, on any pool (and
+// when a slow run sends the next ones to the caller alone).
+TEST(XnnpackBackendTest, BranchScheduleKeepsTheOrderItWasGiven) {
+  constexpr int kSteps = 300;
+  std::vector<std::vector<int>> deps(kSteps);
+  uint32_t r = 12345;
+  for (int j = 1; j < kSteps; ++j) {
+    for (int k = 0; k < 3; ++k) {
+      r = r * 1664525u + 1013904223u;
+      if (r % 3 != 0) deps[j].push_back(static_cast<int>((r >> 8) % j));
+    }
+    std::sort(deps[j].begin(), deps[j].end());
+    deps[j].erase(std::unique(deps[j].begin(), deps[j].end()), deps[j].end());
+  }
+  struct Log {
+    std::atomic<int> clock{0};
+    std::vector<std::atomic<int>> start, end, runs;
+    explicit Log(int n) : start(n), end(n), runs(n) {}
+  };
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    pthreadpool_t pool = threads > 1 ? CreateXnnpackThreadPool(threads) : nullptr;
+    std::vector<int64_t> work(kSteps);
+    for (int j = 0; j < kSteps; ++j) work[j] = 1 + j % 5;
+    BranchSchedule schedule(deps, work, /*fall_back=*/threads != 3);
+    for (int round = 0; round < 20; ++round) {
+      Log log(kSteps);
+      auto run = [](void* context, size_t step) {
+        auto* l = static_cast<Log*>(context);
+        l->start[step] = l->clock.fetch_add(1);
+        for (volatile int spin = 0; spin < static_cast<int>(step % 7) * 50; ++spin) {
+        }
+        l->end[step] = l->clock.fetch_add(1);
+        l->runs[step].fetch_add(1);
+        return step != 7 || l->runs[0] < 0;  // step 7 fails
+      };
+      EXPECT_FALSE(schedule.Run(pool, run, &log));
+      for (int j = 0; j < kSteps; ++j) {
+        ASSERT_EQ(log.runs[j].load(), 1) << "step " << j;
+        for (int i : deps[j]) {
+          ASSERT_LT(log.end[i].load(), log.start[j].load()) << "step " << j << " after " << i;
+        }
+      }
+    }
+    if (pool) pthreadpool_destroy(pool);
+  }
+}
+
+// The tail side by side gives the bits of the serial order, on 1-3 threads
+// (one thread: no pool, no schedule), invoked repeatedly; one parallel call
+// for the whole tail.
+TEST(XnnpackBackendTest, BranchTailIsBitExactWithTheSwitchOff) {
+  if (std::getenv("SLUICE_XNNPACK_BRANCHES")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const ir::Graph g = BranchTailGraph();
+  const std::vector<float> in = testing::RandomFloats(24 * 24 * 64, -1, 1, 77);
+  const std::vector<float> want = RunAllOutputs(*ref, g, in, 1);
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    const std::vector<float> on = RunAllOutputs(*xnn, g, in, threads);
+    ExpectNear(on, want, 1e-4f);
+    std::vector<float> off;
+    {
+      ScopedEnv sw("SLUICE_XNNPACK_BRANCHES", "0");
+      off = RunAllOutputs(*xnn, g, in, threads);
+    }
+    ExpectSameBits(on, off, std::to_string(threads) + " threads");
+  }
+  if (PointwiseConvAvailable() && XnnpackUsesWorkPool() && !std::getenv("SLUICE_POOL") &&
+      !std::getenv("SLUICE_XNNPACK_OWN_GEMM")) {
+    // The trunk's 1x1, then the tail: two parallel calls.
+    EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 2);
+    ScopedEnv sw("SLUICE_XNNPACK_BRANCHES", "0");
+    EXPECT_GT(PoolCallsPerInvoke(*xnn, g, 2), 4);
   }
 }
 
