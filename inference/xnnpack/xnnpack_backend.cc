@@ -29,6 +29,7 @@
 #include "inference/xnnpack/elementwise_add.h"
 #include "inference/xnnpack/gated_add.h"
 #include "inference/xnnpack/gemv_conv.h"
+#include "inference/xnnpack/hard_swish.h"
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/prelu_scale.h"
@@ -129,7 +130,13 @@ struct OwnChain {
                     // input (resize_bilinear.h); in is then its input
   int mean = -1;  // a global AVERAGE_POOL_2D or MEAN of the ADD `conv` (add_mean.h):
                   // in and residual are the ADD's inputs
-  int act = -1;  // a HARD_SWISH after a stem conv, its epilogue (stem_conv.h)
+  // A staged 1x1 (gate_mul or resize) whose output also feeds an ADD ->
+  // global mean (`mean_add`, `mean_pool`; mean_b the ADD's other input,
+  // mean_out the mean): the mean's block sums taken in the 1x1's tasks.
+  int mean_add = -1, mean_pool = -1, mean_b = -1, mean_out = -1;
+  int act = -1;  // a HARD_SWISH after a stem conv, its epilogue (stem_conv.h);
+                 // after a DEPTHWISE or plain 1x1 (no add, prelu, staged
+                 // input; not streamed): run on its rows (hard_swish.h)
   // After a direct stem's activation (StemConv::SetScale, SetSecondOutput):
   // `scale`, a DEPTHWISE 1x1 (out is then its output); `prelu2` and
   // `scale2`, a PRELU of that output and a DEPTHWISE 1x1 of the PRELU's,
@@ -523,6 +530,18 @@ bool StreamSmallProjectOnPool(int k, int n) {
 // per-op kernels), for A/B timings and bit comparisons.
 bool FuseAddEnabled() { return KernelSwitchOn("SLUICE_XNNPACK_FUSE_ADD"); }
 
+// Whether op `a` is a HARD_SWISH of `x` (same shape) that a DEPTHWISE or plain
+// 1x1 chain writing `x` can run as its epilogue (OwnChain::act, hard_swish.h).
+// SLUICE_XNNPACK_HSWISH=0: not (XNNPACK runs it, for A/B).
+bool HardSwishEpilogue(const ir::Graph& g, int a, int x) {
+  if (a < 0 || g.ops[a].type != ir::OpType::kHardSwish || g.ops[a].inputs.empty() ||
+      g.ops[a].inputs[0] != x || g.ops[a].outputs.size() != 1 ||
+      g.tensors[g.ops[a].outputs[0]].shape != g.tensors[x].shape) {
+    return false;
+  }
+  return HardSwishAvailable() && KernelSwitchOn("SLUICE_XNNPACK_HSWISH");
+}
+
 // ADD op `add` with input tensor `t` (a float [.., C] tensor): its other
 // input if that is a non-constant float tensor of t's shape, and the output
 // has that shape too; else -1.
@@ -846,6 +865,78 @@ void RunPointwiseTask(void* context, size_t chunk, size_t block) {
 void RunPointwiseTaskByBlock(void* context, size_t block, size_t chunk) {
   RunPointwiseTask(context, chunk, block);
 }
+// A plain 1x1 with its HARD_SWISH (OwnChain::act): each task's rows and
+// block, then the activation on them while they are in L1.
+void RunPointwiseHardSwishTask(void* context, size_t chunk, size_t block) {
+  const auto* t = static_cast<const PointwiseTask*>(context);
+  PoolTakeOver(t);
+  const size_t begin = chunk * t->chunk_rows, end = std::min(t->rows, begin + t->chunk_rows);
+  t->conv->Run(t->in, nullptr, t->out, begin, end, block, block + 1);
+  const size_t n = static_cast<size_t>(t->conv->n()), c0 = block * PointwiseConv::kBlockChannels;
+  HardSwishInPlace(t->out + begin * n + c0, end - begin, n,
+                   std::min<size_t>(n - c0, PointwiseConv::kBlockChannels));
+  PoolHandOff(t);
+}
+void RunPointwiseHardSwishTaskByBlock(void* context, size_t block, size_t chunk) {
+  RunPointwiseHardSwishTask(context, chunk, block);
+}
+// Rows [begin, end) of all blocks, 8 tiles at a time, each run's rows then
+// the activation while in L1.
+void PointwiseHardSwishRows(const PointwiseTask& t, size_t begin, size_t end) {
+  const size_t n = static_cast<size_t>(t.conv->n());
+  constexpr size_t kRows = 8 * PointwiseConv::kTileRows;
+  for (size_t r = begin; r < end; r += kRows) {
+    const size_t e = std::min(end, r + kRows);
+    t.conv->Run(t.in, nullptr, t.out, r, e);
+    HardSwishInPlace(t.out + r * n, (e - r) * n);
+  }
+}
+void RunPointwiseHardSwishRows(void* context, size_t chunk) {
+  const auto* t = static_cast<const PointwiseTask*>(context);
+  PoolTakeOver(t);
+  const size_t begin = chunk * t->chunk_rows;
+  PointwiseHardSwishRows(*t, begin, std::min(t->rows, begin + t->chunk_rows));
+  PoolHandOff(t);
+}
+// With threads, the 1x1 + HARD_SWISH (small images: the selfie models' 9x16
+// to 32x32 expand layers) as a few row ranges a thread, all channel blocks
+// each, instead of the plain 1x1's chunk x block grid (~40 tasks of 0.1-0.2
+// us there, each restarting a tile: 0.009 -> 0.006 ms per layer at 9x16).
+// SLUICE_XNNPACK_HSWISH_ROWS: ranges a thread (default 2; 0: the grid).
+reference::Kernel PointwiseHardSwishKernel(std::shared_ptr<const PointwiseConv> conv,
+                                           std::shared_ptr<PointwiseTask> task,
+                                           pthreadpool_t pool) {
+  const char* re = std::getenv("SLUICE_XNNPACK_HSWISH_ROWS");
+  const size_t per_thread = re && *re ? static_cast<size_t>(std::strtoull(re, nullptr, 10)) : 2;
+  if (pool && per_thread > 0 && !conv->BlocksOuter()) {
+    constexpr size_t kTile = PointwiseConv::kTileRows;
+    const size_t tiles = (task->rows + kTile - 1) / kTile;
+    const size_t ranges = per_thread * pthreadpool_get_threads_count(pool);
+    auto rows = std::make_shared<PointwiseTask>(*task);
+    rows->chunk_rows = std::max<size_t>(1, (tiles + ranges - 1) / ranges) * kTile;
+    rows->chunks = (task->rows + rows->chunk_rows - 1) / rows->chunk_rows;
+    return reference::Kernel([conv, rows, pool] {
+      PoolHandOff(rows.get());
+      pthreadpool_parallelize_1d(pool, RunPointwiseHardSwishRows, rows.get(), rows->chunks, 0);
+      PoolTakeOver(rows.get());
+    });
+  }
+  return reference::Kernel([conv, task, pool] {
+    if (pool) {
+      PoolHandOff(task.get());
+      if (conv->BlocksOuter()) {
+        pthreadpool_parallelize_2d(pool, RunPointwiseHardSwishTaskByBlock, task.get(),
+                                   conv->blocks(), task->chunks, 0);
+      } else {
+        pthreadpool_parallelize_2d(pool, RunPointwiseHardSwishTask, task.get(), task->chunks,
+                                   conv->blocks(), 0);
+      }
+      PoolTakeOver(task.get());
+      return;
+    }
+    PointwiseHardSwishRows(*task, 0, task->rows);  // one thread
+  });
+}
 // Rows per task: one 7-row tile of a 32-channel block is only 7 * 32 * K
 // multiply-adds (~100 cycles for K = 16), comparable to pthreadpool's cost
 // per task, so with a small K a task takes several tiles, enough for
@@ -977,6 +1068,8 @@ class XnnpackModel : public CompiledModel {
   absl::StatusOr<reference::Kernel> PrepareStagedPointwise(
       const GraphInfo& info, const OwnChain& c, std::shared_ptr<const PointwiseConv> conv,
       std::shared_ptr<const PointwiseTask> task);
+  absl::Status SetStagedMean(const GraphInfo& info, const OwnChain& c,
+                             struct StagedPointwiseTask* t);
   template <typename Conv, typename Shape>
   absl::StatusOr<reference::Kernel> PrepareStagedKernel(const GraphInfo& info, const OwnChain& c,
                                                         const Shape& shape);
@@ -1170,6 +1263,11 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
           kind[a] = Kind::kOwn;
         }
       }
+      // ... or a HARD_SWISH after it (hard_swish.h).
+      if (c.add < 0 && a >= 0 && kind[a] == Kind::kXnn && HardSwishEpilogue(graph, a, c.out)) {
+        c.act = a, c.out = graph.ops[a].outputs[0];
+        kind[a] = Kind::kOwn;
+      }
       chains[c.last()] = c;
       continue;
     }
@@ -1325,6 +1423,14 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (c.add >= 0) kind[c.add] = Kind::kOwn;
     if (c.pad >= 0) kind[c.pad] = Kind::kOwn;
     if (c.prelu >= 0) kind[c.prelu] = Kind::kOwn;
+    // A HARD_SWISH after a plain 1x1 (hard_swish.h).
+    if (const int h = sole_consumer(c.out);
+        c.add < 0 && c.prelu < 0 && c.gate_mul < 0 && c.resize < 0 && h >= 0 &&
+        kind[h] == Kind::kXnn && IsOwnPointwiseConv(info, c.conv) &&
+        HardSwishEpilogue(graph, h, c.out)) {
+      c.act = h, c.out = graph.ops[h].outputs[0];
+      kind[h] = Kind::kOwn;
+    }
     chains[c.last()] = c;
   }
   // MUL by a per-channel gate -> ADD: one pass (gated_add.h), run at the ADD.
@@ -1352,6 +1458,42 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       c.out = graph.ops[p].outputs[0];
       kind[i] = kind[p] = Kind::kOwn;
       chains[p] = c;
+    }
+  }
+  // With threads, an ADD -> global mean above whose addend comes from a
+  // staged 1x1 (the selfie decoders: RESIZE -> 1x1, + skip, -> squeeze-
+  // excite mean): the mean's 7-pixel block sums (AddMean::Partial) are taken
+  // in the 1x1's tasks from the rows they just wrote (in L1, on the core that
+  // wrote them), the caller then runs Finish's chain; one parallel call fewer
+  // and no re-read of the 1x1's output. (One thread: measured no faster, the
+  // skip's read from L3 dominates; kept as two steps.)
+  // SLUICE_XNNPACK_STAGED_MEAN=0: not (for A/B).
+  if (OwnGemmEnabled() && FuseAddEnabled() && pool_ != nullptr &&
+      KernelSwitchOn("SLUICE_XNNPACK_STAGED_MEAN")) {
+    std::vector<int> means;
+    for (const auto& [at, c] : chains) {
+      if (c.mean >= 0 && at == c.mean) means.push_back(at);
+    }
+    for (int at : means) {
+      const OwnChain m = chains[at];
+      for (const int y : {m.in, m.residual}) {
+        const int p = info.producer(y);
+        const int b = y == m.in ? m.residual : m.in;
+        const int pb = info.producer(b);
+        auto it = chains.find(p);
+        if (p < 0 || it == chains.end() || pb >= p || (pb >= 0 && kind[pb] == Kind::kOwn &&
+                                                       !chains.count(pb))) {
+          continue;  // (b must be written before the 1x1 runs)
+        }
+        OwnChain& s = it->second;
+        if (s.conv != p || (s.resize < 0 && s.gate_mul < 0) || s.add >= 0 || s.prelu >= 0 ||
+            s.act >= 0 || s.mean_add >= 0 || s.out != y || !IsOwnPointwiseConv(info, p)) {
+          continue;
+        }
+        s.mean_add = m.conv, s.mean_pool = m.mean, s.mean_b = b, s.mean_out = m.out;
+        chains.erase(at);
+        break;
+      }
     }
   }
 
@@ -1450,7 +1592,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     std::vector<int> depthwise_at;
     for (const auto& [at, c] : chains) {
       // (Not one with an ADD epilogue: ExpandDepthwise has none.)
-      if (c.pw < 0 && c.add < 0 && graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D) {
+      if (c.pw < 0 && c.add < 0 && c.act < 0 &&
+          graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D) {
         depthwise_at.push_back(at);
       }
     }
@@ -1471,7 +1614,9 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
     std::vector<int> pointwise_at;
     for (const auto& [at, c] : chains) {
-      if (c.pw < 0 && c.expand < 0 && IsOwnPointwiseConv(info, c.conv)) pointwise_at.push_back(at);
+      if (c.pw < 0 && c.expand < 0 && c.act < 0 && IsOwnPointwiseConv(info, c.conv)) {
+        pointwise_at.push_back(at);
+      }
     }
     if (stream == "expand") pointwise_at.clear();
     for (int at : pointwise_at) {
@@ -1575,6 +1720,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     skeleton.ops[at].inputs.push_back(c.out);
     if (c.out2 >= 0) skeleton.ops[at].inputs.push_back(c.out2);
     if (c.out3 >= 0) skeleton.ops[at].inputs.push_back(c.out3);
+    if (c.mean_b >= 0) skeleton.ops[at].inputs.push_back(c.mean_b);
+    if (c.mean_out >= 0) skeleton.ops[at].inputs.push_back(c.mean_out);
   }
   if (branch.first_op >= 0) {
     // Side by side, the tail's tensors are all live at once.
@@ -1631,6 +1778,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     need_buffer(c.out);
     need_buffer(c.out2);
     need_buffer(c.out3);
+    need_buffer(c.mean_b);
+    need_buffer(c.mean_out);
   }
   for (const auto& seg : segments) {
     const std::set<int> in_seg(seg.begin(), seg.end());
@@ -1854,6 +2003,22 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
     }
   }
   pthreadpool_t pool = pool_;
+  // The direct stem stages nothing (Stage records the input): no parallel
+  // call for it (one pool dispatch and wake-up fewer a frame).
+  // SLUICE_XNNPACK_STEM_ONE_CALL=0: two calls as before (for A/B).
+  bool stage_on_caller = false;
+  if constexpr (std::is_same_v<Conv, StemConv>) {
+    stage_on_caller = conv->direct() && KernelSwitchOn("SLUICE_XNNPACK_STEM_ONE_CALL");
+  }
+  if (pool && stage_on_caller) {
+    return reference::Kernel([conv, task, pool] {
+      conv->Stage(task->in, 0, conv->shape().in_h);
+      PoolHandOff(task.get());
+      pthreadpool_parallelize_1d(pool, RunComputeRow<Conv>, task.get(),
+                                 (conv->shape().out_h + task->rows - 1) / task->rows, 0);
+      PoolTakeOver(task.get());
+    });
+  }
   return reference::Kernel([conv, task, pool] {
     const Shape& s = conv->shape();
     if (pool) {
@@ -1976,6 +2141,15 @@ struct DepthwiseAddRows {
   const float* residual;
   void Run(const float* in, float* out, int row_begin, int row_end) const {
     conv->Run(in, residual, out, row_begin, row_end);
+  }
+};
+// A DEPTHWISE with its HARD_SWISH (OwnChain::act), row by row while in L1.
+struct DepthwiseHardSwishRows {
+  std::shared_ptr<const DepthwiseConv> conv;
+  size_t row_floats;  // out_w * channels
+  void Run(const float* in, float* out, int row_begin, int row_end) const {
+    conv->Run(in, out, row_begin, row_end);
+    HardSwishInPlace(out + row_begin * row_floats, (row_end - row_begin) * row_floats);
   }
 };
 struct AddMeanGroups {
@@ -2257,6 +2431,14 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
       return PrepareRowKernel(
           g, c, std::make_shared<const DepthwiseAddRows>(DepthwiseAddRows{conv, r}), rows);
     }
+    if (c.act >= 0) {  // the HARD_SWISH after it (hard_swish.h)
+      const auto& s = conv->shape();
+      return PrepareRowKernel(
+          g, c,
+          std::make_shared<const DepthwiseHardSwishRows>(DepthwiseHardSwishRows{
+              std::move(conv), static_cast<size_t>(s.out_w) * s.channels}),
+          rows);
+    }
     return PrepareRowKernel(g, c, std::shared_ptr<const DepthwiseConv>(std::move(conv)), rows);
   }
   const int k = g.tensors[op.inputs[1]].shape[3];
@@ -2277,6 +2459,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   if (c.gate_mul >= 0 || c.resize >= 0) {
     return PrepareStagedPointwise(info, c, std::move(conv), task);
   }
+  if (c.act >= 0) return PointwiseHardSwishKernel(conv, task, pool);
   return reference::Kernel([conv, task, pool] {
     if (pool) {
       PoolHandOff(task.get());
@@ -2339,7 +2522,28 @@ struct StagedPointwiseTask {
   std::shared_ptr<const PointwiseTask> p;
   std::unique_ptr<const PixelSource> source;
   size_t residual_channels;
+  // OwnChain::mean_add: the block sums of out + mean_b per task (tasks start
+  // at whole 7-pixel blocks), finished by the caller into mean_out.
+  std::shared_ptr<const AddMean> mean;
+  const float* mean_b = nullptr;
+  float* mean_out = nullptr;
+  std::vector<float> mean_storage;  // Partial's sums (AddMean::ScratchFloats())
+  float* mean_scratch = nullptr;  // mean_storage's data
 };
+// The mean's block sums (OwnChain::mean_add) from block `done` to the last
+// whole 7-pixel block that the conv's output rows below `r` complete (all
+// blocks at the last row: the last one is padded with zeros); returns the
+// next block to take.
+size_t StagedMeanPartial(const StagedPointwiseTask& t, size_t done, size_t r) {
+  const AddMean& k = *t.mean;
+  const size_t upto = r >= t.p->rows ? static_cast<size_t>(k.blocks()) : r / 7;
+  if (upto <= done) return done;
+  for (int g = 0; g < k.groups(); ++g) {
+    k.Partial(t.p->out, t.mean_b, t.mean_scratch, g, static_cast<int>(done),
+              static_cast<int>(upto));
+  }
+  return upto;
+}
 // Rows [begin, end) of the 1x1 conv, all channel blocks, the input staged
 // from the source a few rows at a time.
 void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t end) {
@@ -2351,12 +2555,14 @@ void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t e
   // weights for every staged chunk), within the stage.
   const size_t rows = std::min(std::max<size_t>(4096 / k, 8 * kTile), GatedAdd::kStageFloats / k);
   const size_t step = std::max<size_t>(1, rows / kTile) * kTile;
+  size_t done = begin / 7;  // OwnChain::mean_add: tasks start at whole blocks
   for (size_t r = begin; r < end;) {
     const size_t m = std::min(t.source->ChunkEnd(r, step, GatedAdd::kStageFloats / k), end) - r;
     t.source->Fill(r, m, stage);
     conv.Run(stage, t.p->residual ? t.p->residual + r * t.residual_channels : nullptr,
              t.p->out + r * n, 0, m);
     r += m;
+    if (t.mean) done = StagedMeanPartial(t, done, r);
   }
 }
 void RunStagedPointwiseTask(void* context, size_t chunk) {
@@ -2399,12 +2605,42 @@ absl::StatusOr<std::unique_ptr<const PixelSource>> XnnpackModel::MakePixelSource
       std::make_unique<GatedSource>(GatedAdd(shape, mlo, mhi, alo, ahi), x, gate, b));
 }
 
+// OwnChain::mean_add's kernel and buffers on a staged 1x1's task.
+absl::Status XnnpackModel::SetStagedMean(const GraphInfo& info, const OwnChain& c,
+                                         StagedPointwiseTask* t) {
+  const ir::Graph& g = info.graph();
+  AddMeanShape shape;
+  if (!OwnAddMeanShape(info, c.mean_add, c.mean_pool, &shape) ||
+      static_cast<size_t>(shape.pixels) != t->p->rows || shape.channels != t->p->conv->n() ||
+      (t->p->chunks > 0 && t->p->chunk_rows % 7 != 0)) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.mean_add), ": not for our kernel"));
+  }
+  float alo, ahi, plo, phi;
+  ir::ActivationRange(g.ops[c.mean_add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+  if (g.ops[c.mean_pool].type == ir::OpType::kMean) {  // unclamped (translate.cc)
+    plo = -std::numeric_limits<float>::infinity();
+    phi = std::numeric_limits<float>::infinity();
+  } else {
+    ir::ActivationRange(g.ops[c.mean_pool].opts<ir::Pool2DOptions>().activation, &plo, &phi);
+  }
+  t->mean = std::make_shared<const AddMean>(shape, alo, ahi, plo, phi);
+  t->mean_b = static_cast<const float*>(TensorAddress(c.mean_b));
+  t->mean_out = static_cast<float*>(TensorAddress(c.mean_out));
+  if (!t->mean_b || !t->mean_out) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.mean_add), ": no buffer"));
+  }
+  t->mean_storage.assign(t->mean->ScratchFloats(), 0.0f);
+  t->mean_scratch = t->mean_storage.data();
+  return absl::OkStatus();
+}
+
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
     const GraphInfo& info, const OwnChain& c, std::shared_ptr<const PointwiseConv> conv,
     std::shared_ptr<const PointwiseTask> task) {
   ASSIGN_OR_RETURN(std::unique_ptr<const PixelSource> source, MakePixelSource(info, c));
   auto t = std::make_shared<StagedPointwiseTask>(StagedPointwiseTask{
       std::move(task), std::move(source), static_cast<size_t>(c.residual_channels)});
+  if (c.mean_add >= 0) RETURN_IF_ERROR(SetStagedMean(info, c, t.get()));
   pthreadpool_t pool = pool_;
   return reference::Kernel([conv, t, pool] {
     if (pool) {
@@ -2414,6 +2650,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
     } else {
       RunStagedPointwiseRows(*t, 0, t->p->rows);
     }
+    if (t->mean) t->mean->Finish(t->mean_scratch, t->mean_out, 0, t->mean->groups());
   });
 }
 

@@ -2887,5 +2887,194 @@ TEST(XnnpackBackendTest, SmallProjectPairsStreamOnAPoolWithTheSameBits) {
   }
 }
 
+
+// HARD_SWISH as the epilogue of a plain 1x1 and of a DEPTHWISE (hard_swish.h):
+// the selfie models' 1x1 -> HARD_SWISH -> DEPTHWISE -> HARD_SWISH blocks, with
+// one channel block and several (N = 40: a last block of 8, the strided
+// activation), the narrow tiles (N = 20), 3x3 / 5x5, stride 1 / 2, inputs
+// reaching both clamps. Near the reference, the same bits as the switch off
+// at 1-3 threads (the 1x1 split into row ranges, or SLUICE_XNNPACK_HSWISH_ROWS=0
+// chunk x block tasks), and two steps instead of four.
+TEST(XnnpackBackendTest, HardSwishEpiloguesAreBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w, k, n, kernel, stride;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& c : {Case{9, 16, 32, 128, 5, 1}, Case{18, 32, 16, 96, 3, 2},
+                        Case{7, 5, 24, 72, 3, 1}, Case{6, 6, 8, 40, 5, 2},
+                        Case{13, 11, 16, 20, 3, 1}, Case{1, 3, 4, 17, 3, 1}}) {
+    SCOPED_TRACE(::testing::Message() << c.h << "x" << c.w << "x" << c.k << " -> " << c.n
+                                      << " dw " << c.kernel << " s" << c.stride);
+    GraphBuilder b("hswish");
+    const int x = b.Input({1, c.h, c.w, c.k});
+    const int y = b.Tensor({1, c.h, c.w, c.n}), z = b.Tensor({1, c.h, c.w, c.n});
+    b.Op(OpType::kConv2D,
+         {x, b.Const({c.n, 1, 1, c.k}, testing::RandomFloats(c.n * c.k, -1, 1, 291)),
+          b.Const({c.n}, testing::RandomFloats(c.n, -1, 1, 292))},
+         {y}, ir::Conv2DOptions{});
+    b.Op(OpType::kHardSwish, {y}, {z});
+    const int oh = (c.h + c.stride - 1) / c.stride, ow = (c.w + c.stride - 1) / c.stride;
+    const int d = b.Tensor({1, oh, ow, c.n}), out = b.Tensor({1, oh, ow, c.n});
+    ir::DepthwiseConv2DOptions dw;
+    dw.padding = ir::Padding::kSame;
+    dw.stride_h = dw.stride_w = c.stride;
+    b.Op(OpType::kDepthwiseConv2D,
+         {z,
+          b.Const({1, c.kernel, c.kernel, c.n},
+                  testing::RandomFloats(c.kernel * c.kernel * c.n, -1, 1, 293)),
+          b.Const({c.n}, testing::RandomFloats(c.n, -1, 1, 294))},
+         {d}, dw);
+    b.Op(OpType::kHardSwish, {d}, {out});
+    b.Output(out);
+    const ir::Graph g = b.Build();
+    const std::vector<std::vector<float>> in = {
+        testing::RandomFloats(c.h * c.w * c.k, -3, 3, 295)};
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_HSWISH", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads");
+      if (threads == 1) continue;  // the pool's other split: chunk x block tasks
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_HSWISH_ROWS", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads, grid");
+    }
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps < 0 || std::getenv("SLUICE_XNNPACK_HSWISH") ||
+        std::getenv("SLUICE_XNNPACK_DW_WIDE") || std::getenv("SLUICE_XNNPACK_STREAM")) {
+      continue;  // (switches set outside change the plan)
+    }
+    EXPECT_EQ(steps, 2);
+    ScopedEnv off("SLUICE_XNNPACK_HSWISH", "0");
+    EXPECT_EQ(ProfiledSteps(*xnn, g), 4);
+  }
+}
+
+
+// An ADD -> global mean whose addend a staged 1x1 writes (OwnChain::mean_add,
+// the selfie decoders: RESIZE -> 1x1, + skip, -> squeeze-excite mean, the 1x1's
+// output read again after it): with threads the mean's block sums come from
+// the 1x1's tasks. RESIZE and gate-MUL sources, 16 / 24 / 40 channels (one to
+// three 16-channel groups, two 32-channel blocks), MEAN and AVERAGE_POOL_2D,
+// activations, odd sizes, either ADD operand order. Near the reference, the
+// same bits as the switch off at 1-3 threads, one parallel call fewer.
+ir::Graph StagedMeanGraph(int h, int w, int oh, int ow, int c, int n, bool gate, bool pool_op,
+                          ir::Activation add_act, bool y_first) {
+  GraphBuilder b("staged_mean");
+  int src;
+  if (gate) {  // MUL(x, per-channel gate) -> 1x1
+    const int x = b.Input({1, oh, ow, c}), g = b.Input({1, 1, 1, c});
+    src = b.Tensor({1, oh, ow, c});
+    b.Op(OpType::kMul, {x, g}, {src}, ir::BinaryOptions{});
+  } else {
+    const int x = b.Input({1, h, w, c});
+    src = b.Tensor({1, oh, ow, c});
+    b.Op(OpType::kResizeBilinear, {x, b.ConstInt({2}, {oh, ow})}, {src},
+         ir::ResizeBilinearOptions{false, true});
+  }
+  const int y = b.Tensor({1, oh, ow, n});
+  b.Op(OpType::kConv2D,
+       {src, b.Const({n, 1, 1, c}, testing::RandomFloats(n * c, -1, 1, 301)),
+        b.Const({n}, testing::RandomFloats(n, -1, 1, 302))},
+       {y}, ir::Conv2DOptions{});
+  const int skip = b.Input({1, oh, ow, n});
+  const int s = b.Tensor({1, oh, ow, n});
+  ir::BinaryOptions a;
+  a.activation = add_act;
+  b.Op(OpType::kAdd, y_first ? std::vector<int>{y, skip} : std::vector<int>{skip, y}, {s}, a);
+  const int m = b.Tensor({1, 1, 1, n});
+  if (pool_op) {
+    ir::Pool2DOptions o;
+    o.padding = ir::Padding::kValid;
+    o.filter_h = o.stride_h = oh;
+    o.filter_w = o.stride_w = ow;
+    o.activation = ir::Activation::kRelu6;
+    b.Op(OpType::kAveragePool2D, {s}, {m}, o);
+  } else {
+    b.Op(OpType::kMean, {s, b.ConstInt({2}, {1, 2})}, {m}, ir::ReducerOptions{true});
+  }
+  const int out = b.Tensor({1, oh, ow, n});
+  b.Op(OpType::kMul, {y, m}, {out}, ir::BinaryOptions{});  // y read again
+  b.Output(out);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, StagedMeanKeepsTheBits) {
+  using A = ir::Activation;
+  if (std::getenv("SLUICE_XNNPACK_STAGED_MEAN")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<ir::Graph> graphs = {
+      StagedMeanGraph(36, 64, 72, 128, 16, 16, false, false, A::kNone, true),
+      StagedMeanGraph(9, 16, 18, 32, 128, 24, false, true, A::kRelu, false),
+      StagedMeanGraph(19, 15, 37, 29, 24, 16, false, false, A::kRelu6, true),
+      StagedMeanGraph(0, 0, 33, 41, 24, 40, true, true, A::kNone, false),
+      StagedMeanGraph(0, 0, 64, 64, 16, 16, true, false, A::kNone, true),
+  };
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "graph " << i);
+    const ir::Graph& g = graphs[i];
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> on = RunOn(*xnn, g, in, threads);
+      ExpectNear(on, want, 1e-4f);
+      ExpectSameBits(on, RunOnSwitchedOff("SLUICE_XNNPACK_STAGED_MEAN", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads");
+    }
+    if (PointwiseConvAvailable() && XnnpackUsesWorkPool() && !std::getenv("SLUICE_POOL") &&
+        !std::getenv("SLUICE_XNNPACK_OWN_GEMM") && !std::getenv("SLUICE_XNNPACK_FUSE_ADD") &&
+        !std::getenv("SLUICE_XNNPACK_ADDMEAN_SPLIT") && !std::getenv("SLUICE_XNNPACK_GATE_MUL")) {
+      const int on = PoolCallsPerInvoke(*xnn, g, 2);
+      ScopedEnv off("SLUICE_XNNPACK_STAGED_MEAN", "0");
+      EXPECT_LT(on, PoolCallsPerInvoke(*xnn, g, 2));
+    }
+  }
+}
+
+
+// The direct stem (StemConv::direct(): Stage only records the input) runs as
+// one parallel call, Compute's, with Stage on the caller: the same bits as the
+// two calls (SLUICE_XNNPACK_STEM_ONE_CALL=0) at 2-3 threads, one call fewer.
+// 16 and 8 channels (the selfie and hand_recrop stems), HARD_SWISH after.
+TEST(XnnpackBackendTest, DirectStemRunsAsOneParallelCall) {
+  if (std::getenv("SLUICE_XNNPACK_STEM_ONE_CALL")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const int oc : {16, 8}) {
+    SCOPED_TRACE(::testing::Message() << "oc " << oc);
+    GraphBuilder b("stem_one_call");
+    const int x = b.Input({1, 144, 256, 3});
+    const ir::Shape oshape{1, 72, 128, oc};
+    const int y = b.Tensor(oshape), z = b.Tensor(oshape);
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kSame;
+    o.stride_h = o.stride_w = 2;
+    b.Op(OpType::kConv2D,
+         {x, b.Const({oc, 3, 3, 3}, testing::RandomFloats(oc * 27, -1, 1, 311)),
+          b.Const({oc}, testing::RandomFloats(oc, -1, 1, 312))},
+         {y}, o);
+    b.Op(OpType::kHardSwish, {y}, {z});
+    b.Output(z);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(144 * 256 * 3, -2, 2, 313);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-5f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_ONE_CALL", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+    }
+    if (PointwiseConvAvailable() && XnnpackUsesWorkPool() && !std::getenv("SLUICE_POOL") &&
+        !std::getenv("SLUICE_XNNPACK_OWN_GEMM") && !std::getenv("SLUICE_XNNPACK_STEM_DIRECT") &&
+        !std::getenv("SLUICE_XNNPACK_STEM_LANES") && !std::getenv("SLUICE_XNNPACK_STEM")) {
+      const int on = PoolCallsPerInvoke(*xnn, g, 2);
+      ScopedEnv off("SLUICE_XNNPACK_STEM_ONE_CALL", "0");
+      EXPECT_EQ(on + 1, PoolCallsPerInvoke(*xnn, g, 2));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::inference::xnn
