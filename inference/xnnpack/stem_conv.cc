@@ -65,6 +65,25 @@ bool StemConv::TakesTail(const StemConvShape& s) {
   return UsesDirect(s) && s.out_channels == 8;
 }
 
+// The pair variant (PairRows8): the 3x3 stride-2 RGB -> 8 stem, and
+// (PairRows8K2, SLUICE_XNNPACK_STEM_K2_PAIRS=0: not) hand_recrop's 2x2
+// stride-2 8 -> 8. SLUICE_XNNPACK_STEM_PAIRS=0: neither (the ymm direct
+// variant, DirectRows8 / DirectRows8K2).
+namespace {
+bool KTwoPairs() {
+  const char* e = std::getenv("SLUICE_XNNPACK_STEM_K2_PAIRS");
+  return !(e && std::strcmp(e, "0") == 0);
+}
+}  // namespace
+bool StemConv::UsesPairs(const StemConvShape& s) {
+  const char* e = std::getenv("SLUICE_XNNPACK_STEM_PAIRS");
+  if (e && std::strcmp(e, "0") == 0) return false;
+  const bool stem = s.channels == 3 && s.out_channels == 8 && s.kernel_h == 3;
+  const bool k2 = s.channels == 8 && s.kernel_h == 2;  // (UsesDirect: EightChannelShape)
+  return UsesDirect(s) && (stem || (k2 && KTwoPairs())) &&
+         s.out_w <= 256;  // (kPairMaxOutW: the stack buffers)
+}
+
 bool StemConv::UsesDirect(const StemConvShape& s) {
   const char* direct = std::getenv("SLUICE_XNNPACK_STEM_DIRECT");
   // (24 channels, a zmm and a ymm a pixel in 8-pixel blocks, measured within
@@ -98,6 +117,15 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
   padded_h_ = std::max(padded_h_, static_cast<size_t>(s.in_h + s.pad_top));
   padded_w_ = std::max(padded_w_, static_cast<size_t>(s.in_w + s.pad_left));
   direct_ = UsesDirect(s);
+  pairs_ = direct_ && UsesPairs(s);
+  if (pairs_) {  // bias, then per tap the 8 weights interleaved with themselves
+    pair_w_.assign(16 * (1 + taps), 0.0f);
+    for (int t = 0; t <= taps; ++t) {
+      for (int o = 0; o < 8; ++o) {
+        pair_w_[16 * t + 2 * o] = pair_w_[16 * t + 2 * o + 1] = packed_[8 * t + o];
+      }
+    }
+  }
   const char* fixed = std::getenv("SLUICE_XNNPACK_STEM_SPLIT");
   fixed_split_ = !(fixed && std::strcmp(fixed, "0") == 0);
   if (lanes_) {
@@ -483,6 +511,7 @@ struct DirectEpilogue {
   float lo2, hi2;
   float* out3;  // MAX_POOL 2x2 stride 2 of the output
   float lo3, hi3;
+  bool out_unread = false;  // the pair variant's pooled row pairs need no output
 };
 
 __attribute__((target("avx512f,avx512vl,fma"))) inline __m256 Prelu8(__m256 v, const float* slope) {
@@ -810,6 +839,291 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectRows16(
   }
 }
 
+
+// The pair variant of the 8-channel direct stem (3x3, stride 2, 3 -> 8:
+// hand_recrop's op 0; StemConv::pairs_). The ymm variant above runs its
+// FMAs 8 lanes wide (a ymm FMA per pixel and tap): half of what the FMA
+// ports take. Here a zmm holds two adjacent output pixels: lane 2c + q is
+// channel c of pixel q, so a tap's two inputs come from one 64-bit
+// broadcast load (x_A, x_B, x_A, x_B, ...) if x_A and x_B sit side by side.
+// Each input row is staged once per Compute call (a ring of 3 rows on the
+// stack) as entry (column X, channel ch) = {P[X][ch], P[X + 2][ch]}, P the
+// zero-padded row: pixel pair (2j, 2j + 1), tap (kx, ch) reads entry
+// (4j + kx, ch). Weights and bias are interleaved to match ({w_c, w_c});
+// the sums are permuted back to [pixel A's 8 channels, pixel B's] before
+// the epilogue. Same taps in the same order (bias, rows, columns, channels,
+// padding as fma(0, w, acc)) and the same epilogue per lane as
+// DirectPixels8: the same bits.
+constexpr int kPairMaxOutW = 256;  // the stack buffers' size
+// (24 floats a pair; PairStageRow writes registers two at a time: 32 more.)
+constexpr int PairRowFloats(int out_w) { return ((out_w + 1) / 2) * 24 + 32; }
+
+// Input row iy of the padded image staged into `dst` (PairRowFloats floats).
+__attribute__((target("avx512f,avx512vl,fma"))) void PairStageRow(const StemConvShape& s,
+                                                                  const float* in, int iy,
+                                                                  float* dst) {
+  const int pairs = (s.out_w + 1) / 2;
+  const int entries = pairs * 4 * 3;  // columns 0 .. 4 * pairs - 1, 3 channels
+  const int row_floats = s.in_w * 3;
+  const float* row = in + static_cast<ptrdiff_t>(iy) * row_floats;
+  // Output register k: entries 8k .. 8k + 7, lane 2i = P[8k + i], lane
+  // 2i + 1 = P[8k + i + 6] (flat floats of the padded row); registers 2m
+  // and 2m + 1 from floats 16m .. 16m + 31, loaded once (no loads across
+  // cache lines when the row is aligned).
+  const __m512i even = _mm512_setr_epi32(0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12, 7, 13);
+  const __m512i odd =
+      _mm512_setr_epi32(8, 14, 9, 15, 10, 16, 11, 17, 12, 18, 13, 19, 14, 20, 15, 21);
+  const int shift = 3 * s.pad_left;
+  auto load = [&](int base) SLUICE_DIRECT_TARGET {  // floats base .. base + 15, 0 outside
+    if (base >= 0 && base + 16 <= row_floats) return _mm512_loadu_ps(row + base);
+    alignas(64) float tmp[16];
+    for (int i = 0; i < 16; ++i) {
+      tmp[i] = base + i >= 0 && base + i < row_floats ? row[base + i] : 0.0f;
+    }
+    return _mm512_load_ps(tmp);
+  };
+  __m512 a = load(-shift);
+  for (int k = 0; 8 * k < entries; k += 2) {
+    const __m512 b = load(8 * k + 16 - shift);
+    _mm512_storeu_ps(dst + 16 * k, _mm512_permutexvar_ps(even, a));
+    _mm512_storeu_ps(dst + 16 * k + 16, _mm512_permutex2var_ps(a, odd, b));
+    a = b;
+  }
+}
+
+// 8 floats twice (vbroadcastf64x4: a load).
+SLUICE_DIRECT_TARGET inline __m512 Dup8(const float* p) {
+  return _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(p))));
+}
+
+// The epilogue of one pair register (sums of pixels A, B in the
+// interleaved lanes): permuted to [A's 8 channels, B's], then clamp,
+// activation and the DEPTHWISE 1x1 as DirectPixels8, lane for lane.
+template <bool kTail>
+SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue& e) {
+  const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  __m512 v = _mm512_permutexvar_ps(split, acc);
+  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo)), _mm512_set1_ps(e.hi));
+  if (e.act == 1) {  // HARD_SWISH as DirectPixels8
+    __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1.555556p-3f), _mm512_set1_ps(0.5f));
+    t = _mm512_max_ps(t, _mm512_setzero_ps());
+    t = _mm512_min_ps(t, _mm512_set1_ps(1.0f));
+    v = _mm512_mul_ps(t, v);
+  } else if (e.act == 2) {  // PRELU by the sign bit
+    const __mmask16 neg =
+        _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
+    v = _mm512_mask_mul_ps(v, neg, v, Dup8(e.slope));
+  }
+  if (kTail && e.scale) {  // Scale8: product rounded, then the add
+    v = _mm512_add_ps(_mm512_mul_ps(v, Dup8(e.scale)), Dup8(e.bias));
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo1)), _mm512_set1_ps(e.hi1));
+  }
+  return v;
+}
+
+// R pixel pairs of output rows oy .. oy + kRows - 1 (1 or 2) from pair j0
+// on; rows[i]: staged input row 2 * oy - pad_top + i (a zero row outside the
+// image); w: StemConv::pair_w_. With two rows the MAX_POOL row oy / 2 from
+// the registers (PoolRow8's order), and (e.out_unread) no output stores.
+template <int R, int kRows, bool kTail>
+__attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
+    const StemConvShape& s, const float* w, const float* const* rows, int oy, int j0,
+    const DirectEpilogue& e, float* out) {
+  __m512 acc[kRows][R];
+  const __m512 bias = _mm512_loadu_ps(w);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    acc[0][r] = bias;
+    if (kRows == 2) acc[kRows - 1][r] = bias;
+  }
+  // By staged row i: row oy's kernel row i, row oy + 1's kernel row i - 2
+  // (each sum still takes its kernel rows in order); row 2's broadcasts
+  // serve both. (By kernel row, the compiler kept the shared broadcasts
+  // live across rows and spilled.)
+#pragma GCC unroll 5
+  for (int i = 0; i < 2 * kRows + 1; ++i) {
+    const float* base = rows[i] + 24 * j0;
+#pragma GCC unroll 9
+    for (int t = 0; t < 9; ++t) {  // kx * 3 + ch
+      const bool top = i < 3, bottom = kRows == 2 && i >= 2;
+      const __m512 w0 = _mm512_loadu_ps(w + 16 * (1 + (top ? i : 0) * 9 + t));
+      const __m512 w1 = _mm512_loadu_ps(w + 16 * (1 + (bottom ? i - 2 : 0) * 9 + t));
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        double d;
+        std::memcpy(&d, base + 24 * r + 2 * t, sizeof d);
+        const __m512 x = _mm512_castpd_ps(_mm512_set1_pd(d));
+        if (top) acc[0][r] = _mm512_fmadd_ps(x, w0, acc[0][r]);
+        if (bottom) acc[kRows - 1][r] = _mm512_fmadd_ps(x, w1, acc[kRows - 1][r]);
+      }
+    }
+  }
+  const size_t at = (static_cast<size_t>(oy) * s.out_w + 2 * j0) * 8;
+  const bool store = !(kTail && kRows == 2 && e.out_unread);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    // The last pair of an odd row has no pixel B.
+    const bool whole = 2 * (j0 + r) + 1 < s.out_w;
+    const __mmask16 m = whole ? 0xffff : 0x00ff;
+    __m512 v[kRows];
+#pragma GCC unroll 2
+    for (int q = 0; q < kRows; ++q) {
+      v[q] = PairEpilogue<kTail>(acc[q][r], e);
+      const size_t o = at + static_cast<size_t>(q) * s.out_w * 8 + 16 * r;
+      if (store) _mm512_mask_storeu_ps(out + o, m, v[q]);
+      if (kTail && e.out2) {
+        const __mmask16 neg = _mm512_cmp_epi32_mask(_mm512_castps_si512(v[q]),
+                                                    _mm512_setzero_si512(), _MM_CMPINT_LT);
+        __m512 u = _mm512_mask_mul_ps(v[q], neg, v[q], Dup8(e.slope2));
+        u = _mm512_add_ps(_mm512_mul_ps(u, Dup8(e.scale2)), Dup8(e.bias2));
+        u = _mm512_min_ps(_mm512_max_ps(u, _mm512_set1_ps(e.lo2)), _mm512_set1_ps(e.hi2));
+        _mm512_mask_storeu_ps(e.out2 + o, m, u);
+      }
+    }
+    if (kTail && kRows == 2 && e.out3 && whole) {
+      // PoolRow8 with i0 | i2 = v[0] (pixels 2j, 2j + 1 of row 2i), i1 | i3
+      // = v[1]: the same maxes in the same operand order, two windows' worth
+      // of halves at a time.
+      const __m512 top = v[0], bot = v[1];
+      const __m512 top_sw = _mm512_shuffle_f32x4(top, top, 0x4E);  // i2 | i0
+      const __m512 a = _mm512_max_ps(top, bot);                    // max(i0, i1) | max(i2, i3)
+      const __m512 m2345 = _mm512_max_ps(a, top_sw);               // high: max(m23, i0)
+      const __m512 m018 = _mm512_max_ps(a, top);                   // low: max(max(i0, i1), i0)
+      const __m512 m01678 = _mm512_max_ps(m018, top);              // low: max(m018, max(i0, i0))
+      const __m256 mx = _mm256_max_ps(
+          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m2345), 1)),
+          _mm512_castps512_ps256(m01678));
+      const __m256 pooled =
+          _mm256_max_ps(_mm256_min_ps(mx, _mm256_set1_ps(e.hi3)), _mm256_set1_ps(e.lo3));
+      _mm256_storeu_ps(e.out3 + (static_cast<size_t>(oy / 2) * (s.out_w / 2) + j0 + r) * 8,
+                       pooled);
+    }
+  }
+}
+
+// Rows [row_begin, row_end) of the pair variant: two rows at a time from
+// even rows (the pool row they hold from the registers), else one (an odd
+// last row, or a range not starting at an even row: compute_rows() keeps
+// pooled ranges even). Input rows staged once per call (5 ring slots:
+// each row pair reads 5, sharing one with the next).
+template <bool kTail>
+__attribute__((target("avx512f,avx512vl,fma"))) void PairRows8(
+    const StemConvShape& s, const float* w, const float* in, const DirectEpilogue& e, float* out,
+    int row_begin, int row_end) {
+  const int row_size = PairRowFloats(s.out_w);
+  alignas(64) float ring[6 * PairRowFloats(kPairMaxOutW)];
+  float* zero = ring + 5 * row_size;
+  std::memset(zero, 0, sizeof(float) * row_size);
+  int held[5] = {-1, -1, -1, -1, -1};  // the input row in each ring slot
+  const int pairs = (s.out_w + 1) / 2;
+  for (int oy = row_begin; oy < row_end;) {
+    const int n = oy % 2 == 0 && oy + 1 < row_end ? 2 : 1;
+    const float* rows[5];
+    for (int i = 0; i < 2 * n + 1; ++i) {
+      const int iy = 2 * oy - s.pad_top + i;
+      if (iy < 0 || iy >= s.in_h) {
+        rows[i] = zero;
+        continue;
+      }
+      float* slot = ring + (iy % 5) * row_size;
+      if (held[iy % 5] != iy) {
+        PairStageRow(s, in, iy, slot);
+        held[iy % 5] = iy;
+      }
+      rows[i] = slot;
+    }
+    int j = 0;
+    if (n == 2) {
+      for (; j + 8 <= pairs; j += 8) PairPixels8<8, 2, kTail>(s, w, rows, oy, j, e, out);
+      if (j + 4 <= pairs) PairPixels8<4, 2, kTail>(s, w, rows, oy, j, e, out), j += 4;
+      for (; j < pairs; ++j) PairPixels8<1, 2, kTail>(s, w, rows, oy, j, e, out);
+    } else {
+      for (; j + 16 <= pairs; j += 16) PairPixels8<16, 1, kTail>(s, w, rows, oy, j, e, out);
+      if (j + 8 <= pairs) PairPixels8<8, 1, kTail>(s, w, rows, oy, j, e, out), j += 8;
+      if (j + 4 <= pairs) PairPixels8<4, 1, kTail>(s, w, rows, oy, j, e, out), j += 4;
+      for (; j < pairs; ++j) PairPixels8<1, 1, kTail>(s, w, rows, oy, j, e, out);
+    }
+    oy += n;
+  }
+}
+
+// The pair variant of hand_recrop's 2x2 stride-2 8 -> 8 conv
+// (EightChannelShape; DirectRows8K2 on ymm): output pixels (2j, 2j + 1)
+// in a zmm as in PairPixels8. Output pixel x's taps are the 16 floats of
+// input columns 2x, 2x + 1 of each of its two rows (rows, columns,
+// channels: memory order), so input row y is staged as, per pair j and
+// float f < 16, {row[32j + f], row[32j + 16 + f]}: one 64-bit broadcast per
+// tap for both pixels. Each input row serves one output row: staged per
+// output row (two rows, on the stack).
+__attribute__((target("avx512f,avx512vl,fma"))) void PairStageRowK2(const StemConvShape& s,
+                                                                    const float* in, int iy,
+                                                                    float* dst) {
+  const int pairs = (s.out_w + 1) / 2;
+  const int row_floats = s.in_w * 8;
+  const float* row = in + static_cast<ptrdiff_t>(iy) * row_floats;
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi =
+      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  auto load = [&](int base) SLUICE_DIRECT_TARGET {  // floats base .. base + 15, 0 past the row
+    if (base + 16 <= row_floats) return _mm512_loadu_ps(row + base);
+    alignas(64) float tmp[16];
+    for (int i = 0; i < 16; ++i) tmp[i] = base + i < row_floats ? row[base + i] : 0.0f;
+    return _mm512_load_ps(tmp);
+  };
+  for (int j = 0; j < pairs; ++j) {
+    const __m512 a = load(32 * j), b = load(32 * j + 16);
+    _mm512_storeu_ps(dst + 32 * j, _mm512_permutex2var_ps(a, lo, b));
+    _mm512_storeu_ps(dst + 32 * j + 16, _mm512_permutex2var_ps(a, hi, b));
+  }
+}
+
+template <int R, bool kTail>
+__attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8K2(
+    const StemConvShape& s, const float* w, const float* rows, int oy, int j0,
+    const DirectEpilogue& e, float* out) {
+  const int row_size = ((s.out_w + 1) / 2) * 32;
+  __m512 acc[R];
+  const __m512 bias = _mm512_loadu_ps(w);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) acc[r] = bias;
+#pragma GCC unroll 2
+  for (int ky = 0; ky < 2; ++ky) {
+    const float* base = rows + ky * row_size + 32 * j0;
+#pragma GCC unroll 16
+    for (int f = 0; f < 16; ++f) {
+      const __m512 wv = _mm512_loadu_ps(w + 16 * (1 + ky * 16 + f));
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        double d;
+        std::memcpy(&d, base + 32 * r + 2 * f, sizeof d);
+        acc[r] = _mm512_fmadd_ps(_mm512_castpd_ps(_mm512_set1_pd(d)), wv, acc[r]);
+      }
+    }
+  }
+  float* o = out + (static_cast<size_t>(oy) * s.out_w + 2 * j0) * 8;
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const __mmask16 m = 2 * (j0 + r) + 1 < s.out_w ? 0xffff : 0x00ff;
+    _mm512_mask_storeu_ps(o + 16 * r, m, PairEpilogue<kTail>(acc[r], e));
+  }
+}
+
+template <bool kTail>
+__attribute__((target("avx512f,avx512vl,fma"))) void PairRows8K2(
+    const StemConvShape& s, const float* w, const float* in, const DirectEpilogue& e, float* out,
+    int row_begin, int row_end) {
+  const int pairs = (s.out_w + 1) / 2;
+  alignas(64) float rows[2 * (kPairMaxOutW / 2) * 32];
+  for (int oy = row_begin; oy < row_end; ++oy) {
+    PairStageRowK2(s, in, 2 * oy, rows);
+    PairStageRowK2(s, in, 2 * oy + 1, rows + pairs * 32);
+    int j = 0;
+    for (; j + 16 <= pairs; j += 16) PairPixels8K2<16, kTail>(s, w, rows, oy, j, e, out);
+    if (j + 8 <= pairs) PairPixels8K2<8, kTail>(s, w, rows, oy, j, e, out), j += 8;
+    if (j + 4 <= pairs) PairPixels8K2<4, kTail>(s, w, rows, oy, j, e, out), j += 4;
+    for (; j < pairs; ++j) PairPixels8K2<1, kTail>(s, w, rows, oy, j, e, out);
+  }
+}
 }  // namespace
 
 void StemConv::Compute(float* out, int row_begin, int row_end) const {
@@ -819,7 +1133,10 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
                           row_begin, row_end);
     }
     const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3;
-    const auto rows = s_.kernel_h == 2 ? (tail ? DirectRows8K2<true> : DirectRows8K2<false>)
+    const auto rows = pairs_ && s_.kernel_h == 2
+                          ? (tail ? PairRows8K2<true> : PairRows8K2<false>)
+                      : pairs_ ? (tail ? PairRows8<true> : PairRows8<false>)
+                      : s_.kernel_h == 2 ? (tail ? DirectRows8K2<true> : DirectRows8K2<false>)
                                        : (tail ? DirectRows8<true> : DirectRows8<false>);
     const DirectEpilogue e{min_,
                            max_,
@@ -837,8 +1154,9 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
                            tail_.hi2,
                            tail_.out3,
                            tail_.lo3,
-                           tail_.hi3};
-    return rows(s_, packed_.data(), in_, e, out, row_begin, row_end);
+                           tail_.hi3,
+                           tail_.out_unread};
+    return rows(s_, pairs_ ? pair_w_.data() : packed_.data(), in_, e, out, row_begin, row_end);
   }
   if (lanes_) {
     return LaneRows(s_, packed_.data(), padded_.data(), plane_w_, padded_h_, min_, max_, epilogue_,

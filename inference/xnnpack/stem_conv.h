@@ -18,6 +18,13 @@
 // broadcast per pixel); the accumulators are transposed back to NHWC in
 // registers. Same operations per output, so the same bits.
 // SLUICE_XNNPACK_STEM_LANES=0 keeps the first variant everywhere (for A/B).
+//
+// 3 -> 8 (hand_recrop's stem) and hand_recrop's 2x2 stride-2 8 -> 8 run a
+// pair variant (pairs_): two adjacent output pixels' 8 channels in one zmm,
+// a tap's two inputs one 64-bit broadcast from input rows staged per call
+// as interleaved pairs, so the FMAs run 16 lanes wide instead of the ymm
+// variant's 8. The stem computes two rows at a time and takes the MAX_POOL
+// from the registers. SLUICE_XNNPACK_STEM_PAIRS=0: the ymm variant.
 #ifndef SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 
@@ -42,12 +49,15 @@ class StemConv {
   static bool UsesLanes(const StemConvShape& s);
   // True when the direct variant (direct_) runs it (reads the switches).
   static bool UsesDirect(const StemConvShape& s);
+  // True when the pair variant (pairs_) runs it (reads the switches).
+  static bool UsesPairs(const StemConvShape& s);
   // `weights`: [OC, KH, KW, C] (TFLite OHWI); `bias`: OC floats or nullptr.
   StemConv(const StemConvShape& s, const float* weights, const float* bias, float out_min,
            float out_max);
   const StemConvShape& shape() const { return s_; }
   bool lanes() const { return lanes_; }  // runs the 16-pixel-lane variant
   bool direct() const { return direct_; }  // runs the direct variant (direct_)
+  bool pairs() const { return pairs_; }    // runs the pair variant (pairs_)
   // Stage: input rows [begin, end) into the zero-bordered buffer. Compute:
   // output rows [begin, end) (after all of Stage). Not reentrant: one
   // buffer per kernel (a compiled model runs one Invoke at a time).
@@ -77,7 +87,14 @@ class StemConv {
   // 2i too: call it with ranges of whole row pairs (compute_rows()).
   void SetMaxPool(float* out3, float lo, float hi);
   // Output rows a Compute call should cover (its ranges start at multiples).
-  int compute_rows() const { return tail_.out3 ? 2 : 1; }
+  // (The 3x3 pair variant: 8, so a task stages 17 input rows for 8 output
+  // rows, not 5 for 2: hand_recrop two threads 0.204 -> 0.194-0.201 ms min.)
+  int compute_rows() const { return pairs_ && s_.kernel_h == 3 ? 8 : tail_.out3 ? 2 : 1; }
+  // After SetMaxPool, where nothing reads the output but the tail and the
+  // pool (the caller checked): the pair variant then stores no output rows
+  // it computes in pairs (whole pool rows; an odd last row is still
+  // written). The other variants read the output back for the pool: no-op.
+  void SetOutputUnread() { tail_.out_unread = pairs_; }
 
  private:
   StemConvShape s_;
@@ -94,6 +111,12 @@ class StemConv {
   // SLUICE_XNNPACK_STEM_C8; DirectRows8K2). SLUICE_XNNPACK_STEM_DIRECT=0: the
   // lanes variant as before. Same bits either way.
   bool direct_ = false;
+  // The 3x3 stride-2 3 -> 8 stem on zmm: two adjacent output pixels a
+  // register, the input staged per row so that a tap's two inputs are one
+  // 64-bit broadcast (stem_conv.cc, PairRows8; SLUICE_XNNPACK_STEM_PAIRS=0:
+  // DirectRows8). pair_w_: bias and per tap the weights, each twice.
+  bool pairs_ = false;
+  std::vector<float> pair_w_;
   mutable const float* in_ = nullptr;
   int epilogue_ = 0;            // 0 none, 1 HARD_SWISH, 2 PRELU (slope_)
   std::vector<float> slope_;
@@ -103,6 +126,7 @@ class StemConv {
     float* out2 = nullptr;
     float* out3 = nullptr;  // SetMaxPool (null: none)
     float lo3 = 0, hi3 = 0;
+    bool out_unread = false;  // SetOutputUnread
   } tail_;
   int blocks_ = 0;              // 16-channel output blocks
   // blocks_*16 biases, then per tap and channel blocks_*16 weights (lanes_:

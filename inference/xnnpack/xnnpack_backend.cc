@@ -27,6 +27,7 @@
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/dw_pw_block.h"
 #include "inference/xnnpack/elementwise_add.h"
+#include "inference/xnnpack/max_pool.h"
 #include "inference/xnnpack/gated_add.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/hard_swish.h"
@@ -145,10 +146,15 @@ struct OwnChain {
   // ... and `pool`, a MAX_POOL 2x2 stride 2 of that output, written to out3
   // (StemConv::SetMaxPool; pool runs later than the chain's last op).
   int pool = -1, out3 = -1;
+  // Only the PRELU prelu2 and the pool read out: the stem's pair variant
+  // need not write it (StemConv::SetOutputUnread; SLUICE_XNNPACK_STEM_UNREAD=0:
+  // written).
+  bool out_unread = false;
   int matrix = -1;  // with conv a TransformTensorBilinear: its matrix input
                     // (transform_bilinear.h)
   bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
                            // residual (elementwise_add.h)
+  bool max_pool = false;  // conv a MAX_POOL_2D 2x2 stride 2 (max_pool.h)
   bool prelu_scale = false;  // conv a PRELU, scale the DEPTHWISE 1x1 reading it
                              // (prelu_scale.h)
   int out = -1;  // the last op's output
@@ -677,6 +683,38 @@ bool PlainAddRowShape(const ir::Shape& ys, PlainAddShape* shape) {
 // kPlainAddMinFloats elements (a smaller one is not worth cutting an XNNPACK
 // segment for): rows of H.
 // SLUICE_XNNPACK_PLAIN_ADD=0 leaves every such ADD to XNNPACK (for A/B).
+// A MAX_POOL_2D 2x2 stride 2 without padding of at least kMaxPoolMinFloats
+// output floats (smaller ones stay inside XNNPACK's segments) on our kernel
+// (max_pool.h). SLUICE_XNNPACK_MAXPOOL=0: not.
+constexpr int64_t kMaxPoolMinFloats = 4096;
+bool OwnMaxPoolShape(const GraphInfo& info, int op_index, MaxPool2x2Shape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kMaxPool2D || op.inputs.empty() || op.outputs.empty() ||
+      !KernelSwitchOn("SLUICE_XNNPACK_MAXPOOL")) {
+    return false;
+  }
+  const auto& o = op.opts<ir::Pool2DOptions>();
+  const ir::Shape& x = g.tensors[op.inputs[0]].shape;
+  const ir::Shape& y = g.tensors[op.outputs[0]].shape;
+  if (o.filter_h != 2 || o.filter_w != 2 || o.stride_h != 2 || o.stride_w != 2 ||
+      o.activation == ir::Activation::kTanh || x.size() != 4 || x[0] != 1) {
+    return false;
+  }
+  const ir::PadOut ph = ir::ComputePadding(o.padding, x[1], 2, 2, 1);
+  const ir::PadOut pw = ir::ComputePadding(o.padding, x[2], 2, 2, 1);
+  MaxPool2x2Shape s;
+  s.in_h = x[1], s.in_w = x[2], s.channels = x[3];
+  s.out_h = x[1] / 2, s.out_w = x[2] / 2;
+  if (ph.pad_before != 0 || pw.pad_before != 0 || ph.out != s.out_h || pw.out != s.out_w ||
+      y != ir::Shape{1, s.out_h, s.out_w, s.channels} || ir::NumElements(y) < kMaxPoolMinFloats ||
+      !MaxPool2x2::Supports(s)) {
+    return false;
+  }
+  if (shape) *shape = s;
+  return true;
+}
+
 bool PlainAddSplit() { return KernelSwitchOn("SLUICE_XNNPACK_PLAIN_ADD"); }
 constexpr int64_t kPlainAddMinFloats = 64 * 1024;
 bool OwnPlainAddShape(const GraphInfo& info, int add, PlainAddShape* shape) {
@@ -1343,6 +1381,11 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
           kind[m] = Kind::kOwn;
           break;
         }
+        if (c.pool >= 0 && !graph_outputs_.count(c.out) &&
+            KernelSwitchOn("SLUICE_XNNPACK_STEM_UNREAD")) {
+          c.out_unread = true;
+          for (int r : consumers[c.out]) c.out_unread &= r == c.prelu2 || r == c.pool;
+        }
       }
       chains[c.last()] = c;
       continue;
@@ -1506,6 +1549,18 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       c.conv = i, c.plain_add = true;
       c.in = graph.ops[i].inputs[0], c.residual = graph.ops[i].inputs[1];
       c.out = graph.ops[i].outputs[0];
+      kind[i] = Kind::kOwn;
+      chains[i] = c;
+    }
+  }
+
+  // A MAX_POOL_2D 2x2 nothing absorbed (max_pool.h).
+  if (OwnGemmEnabled()) {
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || !OwnMaxPoolShape(info, i, nullptr)) continue;
+      OwnChain c;
+      c.conv = i, c.max_pool = true;
+      c.in = graph.ops[i].inputs[0], c.out = graph.ops[i].outputs[0];
       kind[i] = Kind::kOwn;
       chains[i] = c;
     }
@@ -1999,8 +2054,9 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
       float lo3, hi3;
       ir::ActivationRange(g.ops[c.pool].opts<ir::Pool2DOptions>().activation, &lo3, &hi3);
       conv->SetMaxPool(out3, lo3, hi3);
-      task->rows = conv->compute_rows();
+      if (c.out_unread) conv->SetOutputUnread();  // (the pair variant only)
     }
+    task->rows = conv->compute_rows();
   }
   pthreadpool_t pool = pool_;
   // The direct stem stages nothing (Stage records the input): no parallel
@@ -2272,6 +2328,15 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
         shape, slope.data(), sc.scale.data(), sc.bias.empty() ? nullptr : sc.bias.data(), sc.lo,
         sc.hi);
     return PrepareRowKernel(g, c, kernel, shape.rows);
+  }
+  if (c.max_pool) {
+    MaxPool2x2Shape shape;
+    if (!OwnMaxPoolShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::Pool2DOptions>().activation, &lo, &hi);
+    return PrepareRowKernel(g, c, std::make_shared<const MaxPool2x2>(shape, lo, hi), shape.out_h);
   }
   if (c.plain_add) {
     PlainAddShape shape;

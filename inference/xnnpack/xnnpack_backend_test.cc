@@ -21,6 +21,7 @@
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/branch_schedule.h"
 #include "inference/xnnpack/gemv_conv.h"
+#include "inference/xnnpack/max_pool.h"
 #include "inference/xnnpack/pointwise_conv.h"
 #include "inference/xnnpack/prelu_scale.h"
 #include "inference/xnnpack/resize_bilinear.h"
@@ -959,6 +960,10 @@ TEST(XnnpackBackendTest, StemTwoByTwoEightChannelsIsBitExactWithTheSwitchOff) {
       ExpectNear(got, want, 1e-4f);
       ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_C8", *xnn, g, {in}, threads),
                      "threads " + std::to_string(threads));
+      // The pair variant (PairRows8K2) against the ymm one (DirectRows8K2).
+      ExpectSameBits(got,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_STEM_K2_PAIRS", *xnn, g, {in}, threads),
+                     "ymm, threads " + std::to_string(threads));
     }
     if (k.tail) continue;
     StemConvShape shape;
@@ -970,12 +975,209 @@ TEST(XnnpackBackendTest, StemTwoByTwoEightChannelsIsBitExactWithTheSwitchOff) {
     const float inf = std::numeric_limits<float>::infinity();
     const StemConv conv(shape, w.data(), bias.data(), -inf, inf);
     EXPECT_TRUE(conv.direct());
+    EXPECT_TRUE(conv.pairs());
     std::vector<float> out(static_cast<size_t>(shape.out_h) * shape.out_w * 8, -7.0f);
     conv.Stage(in.data(), 0, k.h / 2);  // in parts, as threads split rows
     conv.Stage(in.data(), k.h / 2, k.h);
     conv.Compute(out.data(), 0, shape.out_h / 2);
     conv.Compute(out.data(), shape.out_h / 2, shape.out_h);
     ExpectSameBits(out, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_C8", *xnn, g, {in}, 1),
+                   "kernel alone");
+  }
+}
+
+// The stem's pair variant (stem_conv.h, PairRows8: two output pixels a zmm,
+// rows two at a time with the MAX_POOL from the registers, the output not
+// stored where only the tail and the pool read it): hand_recrop's chain
+// (conv 3x3 stride 2, 3 -> 8, PRELU, DEPTHWISE 1x1, PRELU, DEPTHWISE 1x1,
+// MAX_POOL) at odd sizes, padding 0 and 1, widths up to the limit (128 and
+// 256 outputs) and past it (XNNPACK's path), the output also read by an ADD
+// (so it must be stored), 1-3 threads: the same bits as
+// SLUICE_XNNPACK_STEM_PAIRS=0 (the ymm direct variant) and
+// SLUICE_XNNPACK_STEM_UNREAD=0, near the reference. Then the kernel alone
+// (asserting the pair variant runs) with each activation, in row ranges of
+// two and whole, against the ymm variant.
+TEST(XnnpackBackendTest, StemPairsAreBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w;
+    bool add;  // the DEPTHWISE's output also read by an ADD
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const int oc = 8;
+  const std::vector<float> w = testing::RandomFloats(oc * 27, -1, 1, 291);
+  const std::vector<float> bias = testing::RandomFloats(oc, -1, 1, 292);
+  for (const Case& k : {Case{256, 256, false}, Case{23, 29, false}, Case{11, 11, false},
+                        Case{17, 40, true}, Case{64, 75, false}, Case{6, 512, false},
+                        Case{4, 514, false}, Case{5, 3, false}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << (k.add ? " ADD" : ""));
+    GraphBuilder b("stem_pairs");
+    const int x = b.Input({1, k.h, k.w, 3});
+    const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, k.h, 3, 2, 1);
+    const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, k.w, 3, 2, 1);
+    const ir::Shape oshape{1, ph.out, pw.out, oc};
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kSame;
+    o.stride_h = o.stride_w = 2;
+    const int y = b.Tensor(oshape), z = b.Tensor(oshape), t = b.Tensor(oshape);
+    const int p = b.Tensor(oshape), u = b.Tensor(oshape);
+    b.Op(OpType::kConv2D, {x, b.Const({oc, 3, 3, 3}, w), b.Const({oc}, bias)}, {y}, o);
+    b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 293))}, {z});
+    auto scale = [&](int in, int out, uint32_t seed) {
+      ir::DepthwiseConv2DOptions d;
+      d.padding = ir::Padding::kSame;
+      b.Op(OpType::kDepthwiseConv2D,
+           {in, b.Const({1, 1, 1, oc}, testing::RandomFloats(oc, -2, 2, seed)),
+            b.Const({oc}, testing::RandomFloats(oc, -1, 1, seed + 1))},
+           {out}, d);
+    };
+    scale(z, t, 294);
+    b.Op(OpType::kPrelu, {t, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 296))}, {p});
+    scale(p, u, 297);
+    ir::Pool2DOptions po;
+    po.padding = ir::Padding::kValid;
+    po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
+    const ir::Shape pshape{1, ph.out / 2, pw.out / 2, oc};
+    const int m = b.Tensor(pshape), mu = b.Tensor(pshape);
+    const int cat = b.Tensor({1, ph.out / 2, pw.out / 2, 2 * oc});
+    b.Op(OpType::kMaxPool2D, {t}, {m}, po);
+    int last = u;
+    if (k.add) {  // t read once more, after the pool
+      last = b.Tensor(oshape);
+      b.Op(OpType::kAdd, {t, u}, {last}, ir::BinaryOptions{});
+    }
+    b.Op(OpType::kMaxPool2D, {last}, {mu}, po);
+    ir::ConcatenationOptions co;
+    co.axis = 3;
+    b.Op(OpType::kConcatenation, {m, mu}, {cat}, co);
+    b.Output(cat);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 3, -2, 2, 299);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_PAIRS", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_UNREAD", *xnn, g, {in}, threads),
+                     "unread, threads " + std::to_string(threads));
+    }
+  }
+  // The kernel alone, each activation, with and without the tail and pool.
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> slope = testing::RandomFloats(oc, -1, 1, 301);
+  const std::vector<float> sc = testing::RandomFloats(oc, -2, 2, 302);
+  const std::vector<float> sb = testing::RandomFloats(oc, -1, 1, 303);
+  for (const int h : {64, 9, 2}) {
+    for (const int wd : {256, 29, 11, 3}) {
+      for (const int act : {0, 1, 2}) {
+        for (const bool tail : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << h << "x" << wd << " act " << act
+                                            << (tail ? " tail" : ""));
+          const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, h, 3, 2, 1);
+          const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, wd, 3, 2, 1);
+          StemConvShape shape;
+          shape.in_h = h, shape.in_w = wd, shape.channels = 3;
+          shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = oc;
+          shape.stride_h = shape.stride_w = 2;
+          shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+          if (!StemConv::Supports(shape) || !StemConv::UsesDirect(shape)) continue;
+          const std::vector<float> in = testing::RandomFloats(h * wd * 3, -2, 2, 304);
+          const size_t n = static_cast<size_t>(ph.out) * pw.out * oc;
+          const size_t pn = static_cast<size_t>(ph.out / 2) * (pw.out / 2) * oc;
+          auto alone = [&](const char* pairs, int step, std::vector<float>* out2,
+                           std::vector<float>* out3) {
+            const ScopedEnv env("SLUICE_XNNPACK_STEM_PAIRS", pairs);
+            StemConv conv(shape, w.data(), bias.data(), act == 1 ? -inf : -3.0f, 3.0f);
+            EXPECT_EQ(conv.pairs(), std::string(pairs) == "1");
+            if (act == 1) conv.SetHardSwish();
+            if (act == 2) conv.SetPrelu(slope.data());
+            out2->assign(n, -7.0f);
+            out3->assign(pn, -7.0f);
+            if (tail) {
+              conv.SetScale(sc.data(), sb.data(), -inf, inf);
+              conv.SetSecondOutput(out2->data(), slope.data(), sc.data(), nullptr, 0.0f, 6.0f);
+              conv.SetMaxPool(out3->data(), -inf, inf);
+            }
+            std::vector<float> out(n, -7.0f);
+            conv.Stage(in.data(), 0, h);
+            for (int r = 0; r < ph.out; r += step) conv.Compute(out.data(), r, std::min(r + step, ph.out));
+            return out;
+          };
+          std::vector<float> a2, a3, b2, b3;
+          const std::vector<float> whole = alone("1", ph.out, &a2, &a3);
+          const std::vector<float> off = alone("0", tail ? 2 : 1, &b2, &b3);
+          ExpectSameBits(whole, off, "output, whole");
+          ExpectSameBits(a2, b2, "second output, whole");
+          ExpectSameBits(a3, b3, "pool, whole");
+          const std::vector<float> split = alone("1", 2, &a2, &a3);
+          ExpectSameBits(split, off, "output, rows of two");
+          ExpectSameBits(a2, b2, "second output, rows of two");
+          ExpectSameBits(a3, b3, "pool, rows of two");
+        }
+      }
+    }
+  }
+}
+
+// MAX_POOL_2D 2x2 stride 2 on our kernel (max_pool.h): hand_recrop's
+// 64x64x16, 16, 32 and 64 channels, channel counts that leave a partial
+// register (3, 24), odd sizes (VALID drops a row and a column), SAME on
+// even sizes, RELU6, inputs with +-0.0 (which zero survives depends on
+// XNNPACK's max order), 1-3 threads: the same bits as
+// SLUICE_XNNPACK_MAXPOOL=0 (XNNPACK) and equal to the reference; and the
+// kernel alone against the switched-off backend.
+TEST(XnnpackBackendTest, MaxPoolIsBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w, c;
+    ir::Padding padding;
+    ir::Activation act;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{64, 64, 16, ir::Padding::kValid, ir::Activation::kNone},
+                        Case{33, 35, 32, ir::Padding::kValid, ir::Activation::kRelu6},
+                        Case{16, 18, 64, ir::Padding::kSame, ir::Activation::kNone},
+                        Case{48, 40, 3, ir::Padding::kValid, ir::Activation::kNone},
+                        Case{30, 29, 24, ir::Padding::kValid, ir::Activation::kRelu}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c);
+    const ir::Shape oshape{1, k.h / 2, k.w / 2, k.c};
+    GraphBuilder b("max_pool");
+    const int x = b.Input({1, k.h, k.w, k.c});
+    const int y = b.Tensor(oshape);
+    ir::Pool2DOptions po;
+    po.padding = k.padding;
+    po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
+    po.activation = k.act;
+    b.Op(OpType::kMaxPool2D, {x}, {y}, po);
+    b.Output(y);
+    const ir::Graph g = b.Build();
+    std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 311);
+    // Mostly zeros of either sign under negative values: windows whose max is
+    // a zero, where the operand order decides the sign.
+    for (size_t i = 0; i < in.size(); ++i) {
+      const uint32_t r = (static_cast<uint32_t>(i) * 2654435761u) >> 13;
+      if (r % 4 < 2) in[i] = r % 4 ? 0.0f : -0.0f;
+      if (r % 4 == 2) in[i] = -std::fabs(in[i]);
+    }
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 0.0f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_MAXPOOL", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+    }
+    MaxPool2x2Shape shape;
+    shape.in_h = k.h, shape.in_w = k.w, shape.channels = k.c;
+    shape.out_h = k.h / 2, shape.out_w = k.w / 2;
+    if (!MaxPool2x2::Supports(shape)) continue;  // no AVX-512
+    float lo, hi;
+    ir::ActivationRange(k.act, &lo, &hi);
+    const MaxPool2x2 pool(shape, lo, hi);
+    std::vector<float> out(ir::NumElements(oshape), -7.0f);
+    pool.Run(in.data(), out.data(), 0, shape.out_h / 2);  // in parts, as threads split rows
+    pool.Run(in.data(), out.data(), shape.out_h / 2, shape.out_h);
+    ExpectSameBits(out, RunOnSwitchedOff("SLUICE_XNNPACK_MAXPOOL", *xnn, g, {in}, 1),
                    "kernel alone");
   }
 }
