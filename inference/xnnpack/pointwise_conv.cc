@@ -17,6 +17,24 @@ namespace {
 constexpr int kNr = PointwiseConv::kBlockChannels;  // two zmm registers
 constexpr int kMr = PointwiseConv::kTileRows;
 
+// Rows of the next tile for `left` rows (PointwiseConv::tile_plan_): 7
+// while more than 64 are left (unless `whole`); then, with t = ceil(left /
+// 8), when t tiles of 7 or 8 rows cover them exactly, the next of those (8s
+// first), else 7 (the last tile partial, its rows past the end aliased but
+// computed). 64 rows (8x8 images): 8 x 8 instead of 9 x 7 and a tile for
+// one row; 36 (6x6): 8 + 4 x 7 instead of 5 x 7 + 1; 16 (4x4): 2 x 8, not
+// 7 + 7 + 2. `whole` (N <= 16, Tile<1>: 7 accumulators for 2 FMA ports x 4
+// cycles of latency) plans every range so: 8-row tiles throughout
+// (pose_landmark's 96 -> 16 step 0.213-0.218 -> 0.201-0.212 ms, 32 -> 16
+// 0.040 -> 0.037-0.039; for wider 1x1s, on Tile<2>, 8-row tiles throughout
+// measured within noise, +-3 %).
+size_t TileRows(size_t left, bool whole = false) {
+  if (left > 64 && !whole) return kMr;
+  const size_t t = (left + 7) / 8;  // the fewest tiles of at most 8 rows
+  if (left < 7 * t) return kMr;     // no exact cover
+  return left > 7 * t ? 8 : kMr;    // left - 7t tiles of 8 first, then 7s
+}
+
 float* Align64(std::vector<float>& v) {
   const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
   return reinterpret_cast<float*>((p + 63) & ~uintptr_t{63});
@@ -34,31 +52,26 @@ struct Epilogue {
   uint32_t narrow_residual = 0, narrow_store = 0;
 };
 
-// One tile: up to kMr rows x one block of kRegs * 16 channels. `w` = 32
-// biases then K rows of 32 weights. Rows past `mr` alias the last real row
-// (computed, stored with the same values), as XNNPACK's kernels do. Two
-// instantiations: a full 32-channel block and a last block of <= 16.
-template <int kRegs>
+// One tile: up to kRows (7, or 8: Run's tile plan, TileRows) rows x one
+// block of kRegs * 16 channels. `w` = 32 biases then K rows of 32 weights.
+// Rows past `mr` alias the last real row (computed, stored with the same
+// values), as XNNPACK's kernels do. kRegs: a full 32-channel block (2) or a
+// last block of <= 16 (1).
+constexpr int kMr8 = 8;
+template <int kRows, int kRegs>
 __attribute__((target("avx512f"))) void Tile(size_t mr, size_t k, const float* a, size_t a_stride,
                                              const float* w, float* c, size_t c_stride,
                                              __mmask16 mask0, __mmask16 mask1, const Epilogue& e) {
-  const float* ap[kMr];
+  const float* ap[kRows];
   ap[0] = a;
-  for (int r = 1; r < kMr; ++r)
+  for (int r = 1; r < kRows; ++r)
     ap[r] = static_cast<size_t>(r) < mr ? ap[r - 1] + a_stride : ap[r - 1];
-  const float* a0 = ap[0];
-  const float* a1 = ap[1];
-  const float* a2 = ap[2];
-  const float* a3 = ap[3];
-  const float* a4 = ap[4];
-  const float* a5 = ap[5];
-  const float* a6 = ap[6];
-  __m512 acc[kMr][kRegs];
+  __m512 acc[kRows][kRegs];
 #pragma GCC unroll 16
   for (int j = 0; j < kRegs; ++j) {
     const __m512 b = _mm512_load_ps(w + 16 * j);
 #pragma GCC unroll 16
-    for (int r = 0; r < kMr; ++r) acc[r][j] = b;
+    for (int r = 0; r < kRows; ++r) acc[r][j] = b;
   }
   w += kNr;
   for (size_t i = 0; i < k; ++i) {
@@ -66,27 +79,19 @@ __attribute__((target("avx512f"))) void Tile(size_t mr, size_t k, const float* a
 #pragma GCC unroll 16
     for (int j = 0; j < kRegs; ++j) wv[j] = _mm512_load_ps(w + 16 * j);
     w += kNr;
-#define SLUICE_ROW(r, ar)                                                \
-  {                                                                      \
-    const __m512 b = _mm512_set1_ps(ar[i]);                              \
-    _Pragma("GCC unroll 16") for (int j = 0; j < kRegs; ++j) acc[r][j] = \
-        _mm512_fmadd_ps(b, wv[j], acc[r][j]);                            \
-  }
-    SLUICE_ROW(0, a0)
-    SLUICE_ROW(1, a1)
-    SLUICE_ROW(2, a2)
-    SLUICE_ROW(3, a3)
-    SLUICE_ROW(4, a4)
-    SLUICE_ROW(5, a5)
-    SLUICE_ROW(6, a6)
-#undef SLUICE_ROW
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 b = _mm512_set1_ps(ap[r][i]);
+#pragma GCC unroll 16
+      for (int j = 0; j < kRegs; ++j) acc[r][j] = _mm512_fmadd_ps(b, wv[j], acc[r][j]);
+    }
   }
   const __m512 lo = _mm512_set1_ps(e.min), hi = _mm512_set1_ps(e.max);
   const __m512 alo = _mm512_set1_ps(e.add_min), ahi = _mm512_set1_ps(e.add_max);
   const __mmask16 masks[2] = {mask0, mask1};
   // Highest row first: aliased rows end with the real row's values.
 #pragma GCC unroll 16
-  for (int r = kMr - 1; r >= 0; --r) {
+  for (int r = kRows - 1; r >= 0; --r) {
     const size_t row = static_cast<size_t>(r) < mr ? r : mr - 1;
     float* cr = c + row * c_stride;
 #pragma GCC unroll 16
@@ -299,6 +304,8 @@ PointwiseConv::PointwiseConv(int k, int n, const float* weights, const float* bi
     narrow_ = true;
     narrow_regs_ = 3;
   }
+  const char* plan = std::getenv("SLUICE_XNNPACK_PW_TILE8");
+  tile_plan_ = !(plan && std::strcmp(plan, "0") == 0);
   const char* regs = std::getenv("SLUICE_XNNPACK_PW_REGS");
   regs_ = !narrow_ && n <= 16 && (k == 16 || k == 24) && !(regs && std::strcmp(regs, "0") == 0);
   const char* tail = std::getenv("SLUICE_XNNPACK_PW_REGS_TAIL");
@@ -393,8 +400,8 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
     }
     e.slope = has_prelu_ ? slope_ + blk * kNr : nullptr;
   };
-  auto tile = [&](size_t r, size_t blk) {
-    const size_t mr = std::min<size_t>(kMr, row_end - r);
+  auto tile = [&](size_t r, size_t blk, size_t height = kMr) {
+    const size_t mr = std::min<size_t>(height, row_end - r);
     const int left = n_ - static_cast<int>(blk) * kNr;
     const int n0 = std::min(left, 16), n1 = std::max(0, std::min(left - 16, 16));
     const __mmask16 m0 = static_cast<__mmask16>((1u << n0) - 1);
@@ -402,10 +409,16 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
     const float* w = packed_ + blk * block_floats;
     const size_t origin = r * n_ + blk * kNr;
     setup(r, blk);
-    if (n1 == 0) {
-      Tile<1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+    if (height == 8) {
+      if (n1 == 0) {
+        Tile<kMr8, 1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+      } else {
+        Tile<kMr8, 2>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+      }
+    } else if (n1 == 0) {
+      Tile<kMr, 1>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
     } else {
-      Tile<2>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
+      Tile<kMr, 2>(mr, k_, in + r * k_, k_, w, out + origin, n_, m0, m1, e);
     }
   };
   if (BlocksOuter()) {
@@ -443,8 +456,10 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
   }
   // Rows outer, channel blocks inner: the rows' inputs stay in L1 while every
   // block of weights (in L2) passes over them, and outputs are written in order.
-  for (size_t r = row_begin; r < row_end; r += kMr) {
-    for (size_t blk = block_begin; blk < blocks; ++blk) tile(r, blk);
+  for (size_t r = row_begin; r < row_end;) {
+    const size_t height = tile_plan_ ? TileRows(row_end - r, n_ <= 16) : kMr;
+    for (size_t blk = block_begin; blk < blocks; ++blk) tile(r, blk, height);
+    r += height;
   }
 #else
   (void)in, (void)residual, (void)out, (void)row_begin, (void)row_end, (void)block_begin,

@@ -90,6 +90,13 @@ class PointwiseConv {
   // N > 32 whose last block has <= 16 channels, K = 16 or 24: that block on
   // RegTiles. SLUICE_XNNPACK_PW_REGS_TAIL=0 (read at construction) keeps Tile<1>.
   bool regs_tail_ = false;
+  // Run's rows as tiles of 7 or 8 rows that cover them exactly where they
+  // can (pointwise_conv.cc, TileRows): the last <= 64 rows of a range (64
+  // rows in 8 tiles, not 10 with one holding a single row), every row for
+  // N <= 16 (8 accumulators hide the FMA latency). Same operations per row:
+  // same bits.
+  // SLUICE_XNNPACK_PW_TILE8=0 (read at construction) keeps 7-row tiles.
+  bool tile_plan_ = false;
   std::vector<float> narrow_storage_;
   float* narrow_packed_ = nullptr;
   void RunNarrow(const float* in, const float* residual, float* out, size_t row_begin,

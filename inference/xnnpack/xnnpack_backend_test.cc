@@ -2021,6 +2021,35 @@ TEST(XnnpackBackendTest, OneBlockPointwiseSplitsKeepTheBits) {
   }
 }
 
+// Tiles of 7 or 8 rows covering the last <= 64 rows of a 1x1's range
+// exactly (pointwise_conv.cc TileRows, SLUICE_XNNPACK_PW_TILE8): the same
+// bits as 7-row tiles, through the backend (8x8, 6x6, 4x4, 2x2 and odd
+// images, N = 16 on one register, 48 = a block and a half, 96; with ADD,
+// channel-padded ADD + PRELU, behind a depthwise; 1-3 threads) and for the
+// kernel alone on row ranges that start mid-image and split by block.
+TEST(XnnpackBackendTest, EightRowTilesKeepTheBits) {
+  if (std::getenv("SLUICE_XNNPACK_PW_TILE8")) GTEST_SKIP() << "switch set outside";
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_TILE8", {{8, 8}, {6, 6}, {4, 4}, {2, 2}, {9, 7}, {5, 13}}, {16, 48, 96},
+      {24, 96}, /*residual_less=*/3, /*seed=*/707,
+      [](int h, int n, int k, int variant) { return (h + n + k + variant) % 2 == 0; });
+  EXPECT_GT(cases, 20);
+  if (!PointwiseConvAvailable()) return;
+  for (int n : {16, 48, 96}) {
+    for (int k : {24, 96}) {
+      for (const std::vector<size_t>& bounds :
+           {std::vector<size_t>{0, 64}, std::vector<size_t>{0, 7, 22, 36},
+            std::vector<size_t>{0, 1, 65, 130}, std::vector<size_t>{0, 15, 16}}) {
+        SCOPED_TRACE(::testing::Message() << "alone N=" << n << " K=" << k << " rows "
+                                          << bounds.back());
+        ExpectSameBits(RunPointwiseAlone(k, n, 708, "SLUICE_XNNPACK_PW_TILE8", "1", bounds, true),
+                       RunPointwiseAlone(k, n, 708, "SLUICE_XNNPACK_PW_TILE8", "0", bounds, true),
+                       "kernel alone");
+      }
+    }
+  }
+}
+
 // Rows sharing their source rows filled together (resize_bilinear.h,
 // SLUICE_XNNPACK_RESIZE_ROWS): the same bits as one row at a time, for the
 // kernel alone on ranges that start and end mid-row (a row's pair outside
@@ -3274,6 +3303,46 @@ TEST(XnnpackBackendTest, DirectStemRunsAsOneParallelCall) {
       const int on = PoolCallsPerInvoke(*xnn, g, 2);
       ScopedEnv off("SLUICE_XNNPACK_STEM_ONE_CALL", "0");
       EXPECT_EQ(on + 1, PoolCallsPerInvoke(*xnn, g, 2));
+    }
+  }
+}
+
+// On a pool, streamed DEPTHWISE -> 1x1 pairs on at most 16 pixels whose
+// 1x1 has several 32-channel blocks split the 1x1 by block
+// (SLUICE_XNNPACK_PAIR_BY_BLOCK; pose_landmark's 4x4 and 2x2 blocks): the
+// same bits as the row bands (the switch off), on 2 and 3 threads (one
+// band more than blocks, blocks not dividing evenly), with a residual,
+// stride 2 behind a PAD, a last partial block (N = 72, 40); and near the
+// reference. 64 pixels or one block: row bands as before.
+TEST(XnnpackBackendTest, SmallPairsSplitTheirPointwiseByBlockWithTheSameBits) {
+  if (std::getenv("SLUICE_XNNPACK_STREAM_SMALL") || std::getenv("SLUICE_XNNPACK_STREAM")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<StreamCase> cases = {
+      {false, 2, 2, 0, 192, 192, 3, 1, false, /*residual=*/true},
+      {false, 4, 4, 0, 192, 192, 3, 1, false, true},
+      {false, 8, 8, 0, 192, 192, 3, 2, /*pad=*/true},
+      {false, 3, 5, 0, 48, 72, 3, 1},
+      {false, 1, 1, 0, 96, 40, 5, 1, false, true},
+      {false, 2, 2, 0, 64, 32, 3, 1},
+  };
+  for (const StreamCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " c " << k.c << " -> " << k.cout
+                                      << " s" << k.stride);
+    const ir::Graph g = StreamGraph(k);
+    std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * k.c, -2, 2, 161)};
+    if (k.residual) {
+      const ir::Shape& rs = g.tensors[g.inputs[1]].shape;
+      in.push_back(testing::RandomFloats(rs[1] * rs[2] * rs[3], -2, 2, 162));
+    }
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> on = RunOn(*xnn, g, in, threads);
+      ExpectNear(on, want, 1e-4f);
+      ExpectSameBits(on, RunOnSwitchedOff("SLUICE_XNNPACK_PAIR_BY_BLOCK", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads");
     }
   }
 }
