@@ -975,6 +975,42 @@ reference::Kernel PointwiseHardSwishKernel(std::shared_ptr<const PointwiseConv> 
     PointwiseHardSwishRows(*task, 0, task->rows);  // one thread
   });
 }
+// With threads, a plain multi-block 1x1 on a small image (the selfie
+// models' 18x32 / 36x64 expands, 9x16 projections) as a few row ranges a
+// thread, all channel blocks each, as PointwiseHardSwishKernel does: with
+// K <= 32 the chunk x block grid there is ~100 sub-microsecond tasks (the
+// squeeze-excite 1x1s at one pixel: 3-4 tasks of one row). Larger K or
+// images keep the grid (other models' layers, not measured faster).
+// SLUICE_XNNPACK_PW_ROWS: ranges a thread (default 2; 0: the grid);
+// SLUICE_XNNPACK_PW_ROWS_MACS: only at most this many multiply-adds
+// (default 5 Mi: selfie's 64x64 16 -> 72, not pose_landmark's 64x64 layers,
+// neutral to slower). Read per compile (the tests flip them).
+void RunPointwiseRows(void* context, size_t chunk) {
+  const auto* t = static_cast<const PointwiseTask*>(context);
+  PoolTakeOver(t);
+  const size_t begin = chunk * t->chunk_rows;
+  t->conv->Run(t->in, t->residual, t->out, begin, std::min(t->rows, begin + t->chunk_rows));
+  PoolHandOff(t);
+}
+std::shared_ptr<PointwiseTask> PointwiseRowRanges(const PointwiseConv& conv,
+                                                  const PointwiseTask& task, size_t threads) {
+  const char* re = std::getenv("SLUICE_XNNPACK_PW_ROWS");
+  const size_t per_thread = re && *re ? static_cast<size_t>(std::strtoull(re, nullptr, 10)) : 2;
+  const char* me = std::getenv("SLUICE_XNNPACK_PW_ROWS_MACS");
+  const size_t most_macs =
+      me && *me ? static_cast<size_t>(std::strtoull(me, nullptr, 10)) : size_t{5 << 20};
+  const size_t macs = task.rows * static_cast<size_t>(conv.k()) * static_cast<size_t>(conv.n());
+  if (per_thread == 0 || threads < 2 || conv.blocks() < 2 || conv.BlocksOuter() ||
+      conv.k() > 32 || macs > most_macs) {
+    return nullptr;
+  }
+  constexpr size_t kTile = PointwiseConv::kTileRows;
+  const size_t tiles = (task.rows + kTile - 1) / kTile, ranges = per_thread * threads;
+  auto rows = std::make_shared<PointwiseTask>(task);
+  rows->chunk_rows = std::max<size_t>(1, (tiles + ranges - 1) / ranges) * kTile;
+  rows->chunks = (task.rows + rows->chunk_rows - 1) / rows->chunk_rows;
+  return rows;
+}
 // Rows per task: one 7-row tile of a 32-channel block is only 7 * 32 * K
 // multiply-adds (~100 cycles for K = 16), comparable to pthreadpool's cost
 // per task, so with a small K a task takes several tiles, enough for
@@ -2577,6 +2613,15 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     return PrepareStagedPointwise(info, c, std::move(conv), task);
   }
   if (c.act >= 0) return PointwiseHardSwishKernel(conv, task, pool);
+  if (pool) {
+    if (auto ranges = PointwiseRowRanges(*conv, *task, pthreadpool_get_threads_count(pool))) {
+      return reference::Kernel([conv, ranges, pool] {
+        PoolHandOff(ranges.get());
+        pthreadpool_parallelize_1d(pool, RunPointwiseRows, ranges.get(), ranges->chunks, 0);
+        PoolTakeOver(ranges.get());
+      });
+    }
+  }
   return reference::Kernel([conv, task, pool] {
     if (pool) {
       PoolHandOff(task.get());

@@ -2050,6 +2050,22 @@ TEST(XnnpackBackendTest, EightRowTilesKeepTheBits) {
   }
 }
 
+// Plain multi-block 1x1s with K <= 32 on small images run on a pool as a
+// few row ranges a thread, all blocks each (SLUICE_XNNPACK_PW_ROWS): the same
+// bits as the chunk x block grid and near the reference on 1-3 threads, for
+// the selfie models' sizes (36x64 = 2304 rows, 18x32, 9x16, one pixel) and
+// odd ones (5x13), N = 40 (a last block of 8), 72, 128, K = 16, 24, 32,
+// alone / + ADD / + padded ADD + PRELU; 36x64 with N = 128, K >= 24 is over
+// the size limit and keeps the grid.
+TEST(XnnpackBackendTest, PointwiseRowRangesKeepTheBits) {
+  if (std::getenv("SLUICE_XNNPACK_PW_ROWS")) GTEST_SKIP() << "switch set outside";
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_ROWS", {{36, 64}, {18, 32}, {9, 16}, {1, 1}, {5, 13}}, {40, 72, 128},
+      {16, 24, 32}, /*residual_less=*/5, /*seed=*/611,
+      [](int h, int n, int k, int variant) { return variant < 3 && (h + n + k + variant) % 2 == 0; });
+  EXPECT_GT(cases, 30);
+}
+
 // Rows sharing their source rows filled together (resize_bilinear.h,
 // SLUICE_XNNPACK_RESIZE_ROWS): the same bits as one row at a time, for the
 // kernel alone on ranges that start and end mid-row (a row's pair outside
