@@ -28,6 +28,7 @@
 #include "inference/xnnpack/dw_pw_block.h"
 #include "inference/xnnpack/elementwise_add.h"
 #include "inference/xnnpack/max_pool.h"
+#include "inference/xnnpack/conv2x2.h"
 #include "inference/xnnpack/gated_add.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/hard_swish.h"
@@ -155,6 +156,8 @@ struct OwnChain {
   bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
                            // residual (elementwise_add.h)
   bool max_pool = false;  // conv a MAX_POOL_2D 2x2 stride 2 (max_pool.h)
+  bool conv2x2 = false;  // conv a 2x2 stride-2 CONV_2D, with prelu -> scale or not (conv2x2.h)
+  int in_prelu = -1, in_scale = -1;  // conv2x2: a PRELU -> DEPTHWISE 1x1 on its input
   bool prelu_scale = false;  // conv a PRELU, scale the DEPTHWISE 1x1 reading it
                              // (prelu_scale.h)
   int out = -1;  // the last op's output
@@ -709,6 +712,40 @@ bool OwnMaxPoolShape(const GraphInfo& info, int op_index, MaxPool2x2Shape* shape
   if (ph.pad_before != 0 || pw.pad_before != 0 || ph.out != s.out_h || pw.out != s.out_w ||
       y != ir::Shape{1, s.out_h, s.out_w, s.channels} || ir::NumElements(y) < kMaxPoolMinFloats ||
       !MaxPool2x2::Supports(s)) {
+    return false;
+  }
+  if (shape) *shape = s;
+  return true;
+}
+
+// A CONV_2D 2x2 stride 2 without padding, 16 -> 16, 32 -> 32, 64 -> 32 or
+// 64 -> 16 channels (hand_recrop's downsamplings) on our kernel (conv2x2.h).
+// SLUICE_XNNPACK_CONV2X2=0: not (XNNPACK's IGEMM, for A/B).
+bool OwnConv2x2Shape(const GraphInfo& info, int op_index, Conv2x2Shape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& op = g.ops[op_index];
+  if (op.type != ir::OpType::kConv2D || op.inputs.size() < 2 || op.inputs[1] < 0 ||
+      !info.IsConstant(op.inputs[1]) || (op.inputs.size() > 2 && op.inputs[2] >= 0 &&
+                                         !info.IsConstant(op.inputs[2])) ||
+      !KernelSwitchOn("SLUICE_XNNPACK_CONV2X2")) {
+    return false;
+  }
+  const auto& o = op.opts<ir::Conv2DOptions>();
+  const ir::Shape& x = g.tensors[op.inputs[0]].shape;
+  const ir::Shape& f = g.tensors[op.inputs[1]].shape;
+  const ir::Shape& y = g.tensors[op.outputs[0]].shape;
+  if (o.stride_h != 2 || o.stride_w != 2 || o.dilation_h != 1 || o.dilation_w != 1 ||
+      o.activation == ir::Activation::kTanh || x.size() != 4 || x[0] != 1 ||
+      f.size() != 4 || f[1] != 2 || f[2] != 2 || f[3] != x[3]) {
+    return false;
+  }
+  const ir::PadOut ph = ir::ComputePadding(o.padding, x[1], 2, 2, 1);
+  const ir::PadOut pw = ir::ComputePadding(o.padding, x[2], 2, 2, 1);
+  Conv2x2Shape s;
+  s.in_h = x[1], s.in_w = x[2], s.channels = x[3];
+  s.out_h = x[1] / 2, s.out_w = x[2] / 2, s.out_channels = f[0];
+  if (ph.pad_before != 0 || pw.pad_before != 0 || ph.out != s.out_h || pw.out != s.out_w ||
+      y != ir::Shape{1, s.out_h, s.out_w, f[0]} || !Conv2x2::Supports(s)) {
     return false;
   }
   if (shape) *shape = s;
@@ -1633,6 +1670,42 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A 2x2 stride-2 CONV_2D left to XNNPACK on our kernel (conv2x2.h), with
+  // the PRELU -> DEPTHWISE 1x1 pair below as its epilogue when only that
+  // PRELU reads it (hand_recrop); before that pair's own matcher.
+  if (OwnGemmEnabled()) {
+    for (int i = 0; i < num_ops; ++i) {
+      if (kind[i] != Kind::kXnn || !OwnConv2x2Shape(info, i, nullptr)) continue;
+      OwnChain c;
+      c.conv = i, c.conv2x2 = true;
+      c.in = graph.ops[i].inputs[0], c.out = graph.ops[i].outputs[0];
+      kind[i] = Kind::kOwn;
+      // ... the PRELU -> DEPTHWISE 1x1 pair in front when only it reads that
+      // pair's output (SLUICE_XNNPACK_CONV2X2_IN=0: not) ...
+      if (const int d = info.producer(c.in);
+          d >= 0 && kind[d] == Kind::kXnn && sole_consumer(c.in) == i &&
+          KernelSwitchOn("SLUICE_XNNPACK_CONV2X2_IN")) {
+        const int q = info.producer(graph.ops[d].inputs[0]);
+        if (q >= 0 && kind[q] == Kind::kXnn && OwnPreluScaleShape(info, q, nullptr) &&
+            graph.ops[d].inputs[0] == graph.ops[q].outputs[0] &&
+            sole_consumer(graph.ops[q].outputs[0]) == d) {
+          c.in_prelu = q, c.in_scale = d, c.in = graph.ops[q].inputs[0];
+          kind[q] = kind[d] = Kind::kOwn;
+        }
+      }
+      const int p = sole_consumer(c.out);
+      if (p >= 0 && kind[p] == Kind::kXnn && graph.ops[p].inputs[0] == c.out &&
+          OwnPreluScaleShape(info, p, nullptr)) {
+        const int d = sole_consumer(graph.ops[p].outputs[0]);
+        if (d >= 0 && kind[d] == Kind::kXnn) {
+          c.prelu = p, c.scale = d, c.out = graph.ops[d].outputs[0];
+          kind[p] = kind[d] = Kind::kOwn;
+        }
+      }
+      chains[c.last()] = c;
+    }
+  }
+
   // A PRELU whose output only a DEPTHWISE 1x1 reads, both left to XNNPACK
   // (hand_recrop's blocks after a 2x2 conv or an ADD with a second reader):
   // one pass, run at the DEPTHWISE (prelu_scale.h). conv is the PRELU, scale
@@ -2416,6 +2489,31 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
         shape, slope.data(), sc.scale.data(), sc.bias.empty() ? nullptr : sc.bias.data(), sc.lo,
         sc.hi);
     return PrepareRowKernel(g, c, kernel, shape.rows);
+  }
+  if (c.conv2x2) {
+    Conv2x2Shape shape;
+    if (!OwnConv2x2Shape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    ASSIGN_OR_RETURN(ConvConstants consts, LoadConvConstants(info, op));
+    float lo, hi;
+    ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &lo, &hi);
+    auto kernel = std::make_shared<Conv2x2>(shape, consts.weights.data(), consts.bias_or_null(),
+                                            lo, hi);
+    if (c.prelu >= 0) {
+      ASSIGN_OR_RETURN(std::vector<float> slope, info.ConstantAsFloat(g.ops[c.prelu].inputs[1]));
+      ASSIGN_OR_RETURN(ScaleOp sc, LoadScaleOp(info, c.scale));
+      kernel->SetPreluScale(slope.data(), sc.scale.data(),
+                            sc.bias.empty() ? nullptr : sc.bias.data(), sc.lo, sc.hi);
+    }
+    if (c.in_prelu >= 0) {
+      ASSIGN_OR_RETURN(std::vector<float> slope,
+                       info.ConstantAsFloat(g.ops[c.in_prelu].inputs[1]));
+      ASSIGN_OR_RETURN(ScaleOp sc, LoadScaleOp(info, c.in_scale));
+      kernel->SetInputPreluScale(slope.data(), sc.scale.data(),
+                                 sc.bias.empty() ? nullptr : sc.bias.data(), sc.lo, sc.hi);
+    }
+    return PrepareRowKernel(g, c, std::shared_ptr<const Conv2x2>(kernel), shape.out_h);
   }
   if (c.max_pool) {
     MaxPool2x2Shape shape;

@@ -20,6 +20,7 @@
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/branch_schedule.h"
+#include "inference/xnnpack/conv2x2.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/max_pool.h"
 #include "inference/xnnpack/pointwise_conv.h"
@@ -1179,6 +1180,124 @@ TEST(XnnpackBackendTest, MaxPoolIsBitExactWithTheSwitchOff) {
     pool.Run(in.data(), out.data(), shape.out_h / 2, shape.out_h);
     ExpectSameBits(out, RunOnSwitchedOff("SLUICE_XNNPACK_MAXPOOL", *xnn, g, {in}, 1),
                    "kernel alone");
+  }
+}
+
+// CONV_2D 2x2 stride 2, 16 -> 16, 32 -> 32, 64 -> 32, 64 -> 16 channels
+// (conv2x2.h, hand_recrop's downsamplings): with the PRELU -> DEPTHWISE 1x1 epilogue (bias or not,
+// RELU6 on the DEPTHWISE), alone with RELU / none, odd sizes (the last row
+// and column dropped; widths left over after 16 / 8, 4 and 1-pixel blocks),
+// SAME on even sizes (no padding), the conv's output also a graph output
+// (no epilogue then); a PRELU -> DEPTHWISE 1x1 pair in front (applied on
+// the fly; SLUICE_XNNPACK_CONV2X2_IN=0: XNNPACK's pass); +-0.0 in the input. Through the backend, 1-3 threads:
+// the same bits as SLUICE_XNNPACK_CONV2X2=0 (XNNPACK's IGEMM) and near the
+// reference; and the kernel alone in two row ranges.
+TEST(XnnpackBackendTest, Conv2x2IsBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w, c;
+    bool tail, bias2, also_out;
+    ir::Padding padding;
+    ir::Activation act, act2;
+    int oc = 0;  // 0: c
+    bool in_pair = false;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const auto kValid = ir::Padding::kValid, kSame = ir::Padding::kSame;
+  const auto kNone = ir::Activation::kNone, kRelu = ir::Activation::kRelu,
+             kRelu6 = ir::Activation::kRelu6;
+  for (const Case& k : {Case{64, 64, 16, true, true, false, kValid, kNone, kNone},
+                        Case{32, 32, 32, true, false, false, kValid, kNone, kRelu6},
+                        Case{33, 35, 16, false, false, false, kValid, kRelu, kNone},
+                        Case{10, 22, 32, true, true, false, kValid, kNone, kNone},
+                        Case{6, 26, 16, true, true, false, kSame, kRelu6, kNone},
+                        Case{8, 42, 32, true, true, true, kValid, kNone, kNone},
+                        Case{3, 3, 16, false, false, false, kValid, kNone, kNone},
+                        Case{16, 16, 64, true, true, false, kValid, kNone, kNone, 32},
+                        Case{9, 13, 64, true, false, false, kValid, kRelu6, kRelu6, 32},
+                        Case{8, 8, 64, true, true, false, kValid, kNone, kNone, 16},
+                        Case{7, 34, 64, false, false, false, kValid, kNone, kNone, 16},
+                        Case{64, 64, 16, true, true, false, kValid, kNone, kNone, 0, true},
+                        Case{13, 19, 32, false, false, false, kValid, kNone, kRelu6, 0, true},
+                        Case{16, 20, 64, true, true, false, kValid, kNone, kNone, 32, true},
+                        Case{8, 8, 64, true, true, true, kValid, kNone, kNone, 16, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << "->" << k.oc);
+    const int oh = k.h / 2, ow = k.w / 2, oc = k.oc ? k.oc : k.c;
+    const ir::Shape oshape{1, oh, ow, oc};
+    GraphBuilder b("conv2x2");
+    const ir::Shape ishape{1, k.h, k.w, k.c};
+    int x = b.Input(ishape);
+    const std::vector<float> islope = testing::RandomFloats(k.c, -1, 1, 407);
+    const std::vector<float> iscale = testing::RandomFloats(k.c, -2, 2, 408);
+    const std::vector<float> ibias = testing::RandomFloats(k.c, -1, 1, 409);
+    if (k.in_pair) {  // PRELU -> DEPTHWISE 1x1 (RELU6 as act2) in front
+      const int z = b.Tensor(ishape), t = b.Tensor(ishape);
+      b.Op(OpType::kPrelu, {x, b.Const({1, 1, k.c}, islope)}, {z});
+      ir::DepthwiseConv2DOptions d;
+      d.padding = ir::Padding::kSame;
+      d.activation = k.act2;
+      b.Op(OpType::kDepthwiseConv2D,
+           {z, b.Const({1, 1, 1, k.c}, iscale), b.Const({k.c}, ibias)}, {t}, d);
+      x = t;
+    }
+    const std::vector<float> w = testing::RandomFloats(4 * oc * k.c, -0.5f, 0.5f, 401);
+    const std::vector<float> bias = testing::RandomFloats(oc, -1, 1, 402);
+    const std::vector<float> slope = testing::RandomFloats(oc, -1, 1, 403);
+    const std::vector<float> scale = testing::RandomFloats(oc, -2, 2, 404);
+    const std::vector<float> bias2 = testing::RandomFloats(oc, -1, 1, 405);
+    const int y = b.Tensor(oshape);
+    ir::Conv2DOptions co;
+    co.padding = k.padding;
+    co.stride_h = co.stride_w = 2;
+    co.activation = k.act;
+    b.Op(OpType::kConv2D, {x, b.Const({oc, 2, 2, k.c}, w), b.Const({oc}, bias)}, {y}, co);
+    int out = y;
+    if (k.tail) {
+      const int z = b.Tensor(oshape), t = b.Tensor(oshape);
+      b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, slope)}, {z});
+      ir::DepthwiseConv2DOptions d;
+      d.padding = ir::Padding::kSame;
+      d.activation = k.act2;
+      std::vector<int> ins{z, b.Const({1, 1, 1, oc}, scale)};
+      if (k.bias2) ins.push_back(b.Const({oc}, bias2));
+      b.Op(OpType::kDepthwiseConv2D, ins, {t}, d);
+      out = t;
+    }
+    b.Output(out);
+    if (k.also_out) b.Output(y);
+    const ir::Graph g = b.Build();
+    std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 406);
+    for (size_t i = 0; i < in.size(); i += 7) in[i] = (i / 7) % 2 ? 0.0f : -0.0f;
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_CONV2X2", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+      if (k.in_pair) {
+        ExpectSameBits(got,
+                       RunOnSwitchedOff("SLUICE_XNNPACK_CONV2X2_IN", *xnn, g, {in}, threads),
+                       "CONV2X2_IN=0, threads " + std::to_string(threads));
+      }
+    }
+    Conv2x2Shape s;
+    s.in_h = k.h, s.in_w = k.w, s.channels = k.c, s.out_h = oh, s.out_w = ow, s.out_channels = oc;
+    if (!Conv2x2::Supports(s)) continue;  // no AVX-512
+    float lo, hi, lo2, hi2;
+    ir::ActivationRange(k.act, &lo, &hi);
+    ir::ActivationRange(k.act2, &lo2, &hi2);
+    Conv2x2 conv(s, w.data(), bias.data(), lo, hi);
+    if (k.tail) {  // (also_out: the backend ran it without; output 0 is still t)
+      conv.SetPreluScale(slope.data(), scale.data(), k.bias2 ? bias2.data() : nullptr, lo2, hi2);
+    }
+    if (k.in_pair) {
+      conv.SetInputPreluScale(islope.data(), iscale.data(), ibias.data(), lo2, hi2);
+    }
+    std::vector<float> alone(ir::NumElements(oshape), -7.0f);
+    conv.Run(in.data(), alone.data(), 0, oh / 2);  // in parts, as threads split rows
+    conv.Run(in.data(), alone.data(), oh / 2, oh);
+    ExpectSameBits(alone, RunOnSwitchedOff("SLUICE_XNNPACK_CONV2X2", *xnn, g, {in}, 1),
+                   "the kernel alone");
   }
 }
 
