@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "inference/xnnpack/pointwise_conv.h"
 
@@ -54,7 +56,80 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 Prelu(__m512 v, 
 // Output rows [y0, y1). kC = 8: the pose models' case, two pixels fill a
 // register, loads and stores are plain; kC = 0: any C <= 16 (run time), a
 // register's pixels loaded by expand-loads into their 8- or 16-lane slots.
-template <int kC, bool kPrelu>
+// C = 8 inside the image: the steps of kR registers from pixel x0 on while
+// a step's taps lie inside the row of w pixels; returns the first pixel not
+// done. Its own function, so that the 9 taps, the 8 permute indices and the
+// clamps stay in registers across the steps (inlined into Rows, GCC kept
+// them all on the stack: 30 loads a register on 2 ports for 512 bits).
+template <bool kPrelu, bool kPwClamp>
+__attribute__((target("avx512f"), noinline)) int Interior8(const float* packed,
+                                                          const float* clamp,
+                                                          const float* const* rows, float* o,
+                                                          int x0, int w) {
+  constexpr int c = 8, np = 2;
+  const __m512 dw_bias = _mm512_load_ps(packed + kLanes * kDwBias);
+  __m512 dw[9];
+#pragma GCC unroll 9
+  for (int t = 0; t < 9; ++t) dw[t] = _mm512_load_ps(packed + kLanes * (kDwTaps + t));
+  const __m512 pw_bias = _mm512_load_ps(packed + kLanes * kPwBias);
+  __m512i perm[c];
+#pragma GCC unroll 8
+  for (int i = 0; i < c; ++i) {
+    perm[i] = _mm512_load_si512(packed + kLanes * (PermuteOffset(c) + i));
+  }
+  const float* pw = packed + kLanes * kPwRows;
+  const __m512 dlo = _mm512_set1_ps(clamp[0]), dhi = _mm512_set1_ps(clamp[1]);
+  const __m512 plo = _mm512_set1_ps(clamp[2]), phi = _mm512_set1_ps(clamp[3]);
+  const __m512 alo = _mm512_set1_ps(clamp[4]), ahi = _mm512_set1_ps(clamp[5]);
+  const __m512 slope = kPrelu ? _mm512_load_ps(packed + kLanes * SlopeOffset(c)) : alo;
+  for (; x0 + kR * np < w; x0 += kR * np) {
+    // kR registers at a time: kR independent chains of dependent FMAs.
+    __m512 a[kR];
+#pragma GCC unroll 4
+    for (int j = 0; j < kR; ++j) a[j] = dw_bias;
+#pragma GCC unroll 3
+    for (int kx = 0; kx < 3; ++kx) {
+      const size_t off = static_cast<size_t>(x0 + kx - 1) * c;
+#pragma GCC unroll 3
+      for (int ky = 0; ky < 3; ++ky) {
+#pragma GCC unroll 4
+        for (int j = 0; j < kR; ++j) {
+          a[j] = _mm512_fmadd_ps(_mm512_loadu_ps(rows[ky] + off + kLanes * j), dw[ky * 3 + kx],
+                                 a[j]);
+        }
+      }
+    }
+    __m512 v[kR];
+#pragma GCC unroll 4
+    for (int j = 0; j < kR; ++j) {
+      a[j] = _mm512_min_ps(_mm512_max_ps(a[j], dlo), dhi);
+      v[j] = pw_bias;
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < c; ++i) {
+      const __m512 wi = _mm512_load_ps(pw + kLanes * i);
+#pragma GCC unroll 4
+      for (int j = 0; j < kR; ++j) {
+        v[j] = _mm512_fmadd_ps(_mm512_permutexvar_ps(perm[i], a[j]), wi, v[j]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < kR; ++j) {
+      const size_t at = static_cast<size_t>(x0) * c + kLanes * j;
+      if (kPwClamp) v[j] = _mm512_min_ps(_mm512_max_ps(v[j], plo), phi);
+      v[j] = _mm512_add_ps(v[j], _mm512_loadu_ps(rows[1] + at));
+      v[j] = _mm512_min_ps(_mm512_max_ps(v[j], alo), ahi);
+      if (kPrelu) v[j] = Prelu(v[j], slope);
+      _mm512_storeu_ps(o + at, v[j]);
+    }
+  }
+  return x0;
+}
+
+// kPwClamp false: the 1x1's clamp is [-inf, inf] (pose_landmark's blocks)
+// and skipped in the interior steps: min / max share the FMAs' ports, and
+// with infinite bounds they return a finite or infinite value unchanged.
+template <int kC, bool kPrelu, bool kPwClamp = true>
 __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, const float* packed,
                                              const float* clamp, const float* in, float* out,
                                              int y0, int y1) {
@@ -86,46 +161,7 @@ __attribute__((target("avx512f"))) void Rows(const DwPwShape& s, int pixels, con
     float* o = out + static_cast<size_t>(y) * row_floats;
     for (int x0 = 0; x0 < s.w; x0 += np) {
       if (kC == 8 && full_rows && x0 >= 1 && x0 + kR * np < s.w) {
-        // Inside the image, kR registers at a time: kR independent chains of
-        // dependent FMAs in flight.
-        __m512 a[kR];
-#pragma GCC unroll 4
-        for (int j = 0; j < kR; ++j) a[j] = dw_bias;
-#pragma GCC unroll 3
-        for (int kx = 0; kx < 3; ++kx) {
-          const size_t off = static_cast<size_t>(x0 + kx - 1) * c;
-#pragma GCC unroll 3
-          for (int ky = 0; ky < 3; ++ky) {
-#pragma GCC unroll 4
-            for (int j = 0; j < kR; ++j) {
-              a[j] = _mm512_fmadd_ps(_mm512_loadu_ps(rows[ky] + off + kLanes * j), dw[ky * 3 + kx],
-                                     a[j]);
-            }
-          }
-        }
-        __m512 v[kR];
-#pragma GCC unroll 4
-        for (int j = 0; j < kR; ++j) {
-          a[j] = _mm512_min_ps(_mm512_max_ps(a[j], dlo), dhi);
-          v[j] = pw_bias;
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < c; ++i) {
-#pragma GCC unroll 4
-          for (int j = 0; j < kR; ++j) {
-            v[j] = _mm512_fmadd_ps(_mm512_permutexvar_ps(perm[i], a[j]), pw[i], v[j]);
-          }
-        }
-#pragma GCC unroll 4
-        for (int j = 0; j < kR; ++j) {
-          const size_t at = static_cast<size_t>(x0) * c + kLanes * j;
-          v[j] = _mm512_min_ps(_mm512_max_ps(v[j], plo), phi);
-          v[j] = _mm512_add_ps(v[j], _mm512_loadu_ps(rows[1] + at));
-          v[j] = _mm512_min_ps(_mm512_max_ps(v[j], alo), ahi);
-          if (kPrelu) v[j] = Prelu(v[j], slope);
-          _mm512_storeu_ps(o + at, v[j]);
-        }
-        x0 += (kR - 1) * np;
+        x0 = Interior8<kPrelu, kPwClamp>(packed, clamp, rows, o, x0, s.w) - np;
         continue;
       }
       const int n = std::min(np, s.w - x0);
@@ -373,6 +409,11 @@ DwPwBlock::DwPwBlock(const DwPwShape& s, const DwPwParams& p) : s_(s) {
     }
     return;
   }
+  // SLUICE_XNNPACK_DWPW_FREE=0 (read at construction): clamp the 1x1 even
+  // when unbounded (A/B).
+  const char* free_env = std::getenv("SLUICE_XNNPACK_DWPW_FREE");
+  const float inf = std::numeric_limits<float>::infinity();
+  pw_free_ = !(free_env && *free_env == '0') && c == 8 && p.pw_min == -inf && p.pw_max == inf;
   pixels_ = c <= 8 ? 2 : 1;
   const int slot = kLanes / pixels_;
   clamp_[0] = p.dw_min, clamp_[1] = p.dw_max;
@@ -407,8 +448,9 @@ void DwPwBlock::Run(const float* in, float* out, int row_begin, int row_end) con
     wide(s_, packed_, clamp_, in, out, row_begin, row_end);
     return;
   }
-  auto rows = s_.channels == 8 ? (prelu_ ? Rows<8, true> : Rows<8, false>)
-                               : (prelu_ ? Rows<0, true> : Rows<0, false>);
+  auto rows = s_.channels != 8 ? (prelu_ ? Rows<0, true> : Rows<0, false>)
+              : pw_free_     ? (prelu_ ? Rows<8, true, false> : Rows<8, false, false>)
+                             : (prelu_ ? Rows<8, true> : Rows<8, false>);
   rows(s_, pixels_, packed_, clamp_, in, out, row_begin, row_end);
 #else
   (void)in, (void)out, (void)row_begin, (void)row_end;

@@ -59,6 +59,7 @@ class DwPwBlock {
   DwPwShape s_;
   int pixels_ = 1;  // pixels per register: 2 when C <= 8 (8 lanes each), else 1
   float clamp_[6];  // dw, pw, add: min, max
+  bool pw_free_ = false;  // C = 8 and the 1x1's clamp unbounded: skipped
   bool prelu_ = false;
   std::vector<float> storage_;
   // 64-byte aligned in storage_. C < 16: 16 lanes each (lane = pixel slot * (16 /

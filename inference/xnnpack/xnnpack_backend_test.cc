@@ -1584,6 +1584,44 @@ TEST(XnnpackBackendTest, DwPwBlocksMatchReference) {
   for (int threads : {1, 2, 3}) ExpectNear(RunOn(*xnn, g, {in}, threads), want, 1e-5f);
 }
 
+// C = 8 blocks whose 1x1 has no activation (pose_landmark's): the interior
+// steps skip the 1x1's [-inf, inf] clamp. The same bits as with the clamp
+// (SLUICE_XNNPACK_DWPW_FREE=0), also for inputs of +-inf, NaN and -0 (a NaN
+// after the 1x1 meets the ADD's clamp either way), every activation on the
+// depthwise and the ADD, with and without PRELU, 1-3 threads.
+TEST(XnnpackBackendTest, DwPwBlocksSkipAnUnboundedPointwiseClampWithTheSameBits) {
+  using A = ir::Activation;
+  using P = DwPwPrelu;
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<DwPwCase> cases = {
+      {16, 16, 8, A::kRelu6, A::kNone, A::kRelu6, true, 2},
+      {9, 31, 8, A::kNone, A::kNone, A::kNone, true, 2},
+      {7, 20, 8, A::kRelu, A::kNone, A::kReluN1To1, false},
+      {40, 37, 8, A::kNone, A::kNone, A::kRelu, true, 1, P::kConst},
+      {5, 12, 8, A::kReluN1To1, A::kNone, A::kNone, true, 2, P::kConst},
+  };
+  for (const DwPwCase& k : cases) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " acts "
+                                      << static_cast<int>(k.dw_act) << static_cast<int>(k.add_act)
+                                      << " blocks " << k.blocks << " prelu "
+                                      << static_cast<int>(k.prelu));
+    const ir::Graph g = DwPwGraph(k);
+    std::vector<float> in = testing::RandomFloats(k.h * k.w * k.c, -2, 2, 93);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    ExpectNear(RunOn(*xnn, g, {in}, 1), want, 3e-5f);
+    const float inf = std::numeric_limits<float>::infinity();
+    const float special[] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), -0.0f};
+    for (size_t i = 5; i < in.size(); i += 97) in[i] = special[(i / 97) % 4];
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads");
+      ExpectSameBits(RunOn(*xnn, g, {in}, threads),
+                     RunOnSwitchedOff("SLUICE_XNNPACK_DWPW_FREE", *xnn, g, {in}, threads),
+                     "SLUICE_XNNPACK_DWPW_FREE=0 gives other bits");
+    }
+  }
+}
+
 // C = 16, 32, 64 blocks with and without a PRELU after the ADD
 // (face_landmark's 96x96x16, 48x48x32, 24x24x64 blocks; dw_pw_block.cc's
 // WideRows: steps of 12 / 12 / 6 pixels, the row's last step moved left,
