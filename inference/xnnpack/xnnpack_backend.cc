@@ -26,6 +26,7 @@
 #include "inference/xnnpack/branch_schedule.h"
 #include "inference/xnnpack/depthwise_conv.h"
 #include "inference/xnnpack/dw_pw_block.h"
+#include "inference/xnnpack/dw8_pw16.h"
 #include "inference/xnnpack/elementwise_add.h"
 #include "inference/xnnpack/max_pool.h"
 #include "inference/xnnpack/conv2x2.h"
@@ -2471,6 +2472,26 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
   if (c.dw >= 0) {
     ASSIGN_OR_RETURN(std::shared_ptr<const DepthwiseConv> dw, MakeDepthwise(info, c.dw));
     ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> pw, MakePointwise(info, c));
+    // hand_recrop's 3x3 8-channel DEPTHWISE -> 1x1 8 -> 16 + padded ADD
+    // (dw8_pw16.h); SLUICE_XNNPACK_DW8_PW16=0 keeps the streamed pair.
+    if (const DepthwiseShape& ds = dw->shape();
+        ds.kernel == 3 && ds.channels == 8 && ds.stride_h == 1 && ds.stride_w == 1 &&
+        ds.pad_top == 1 && ds.pad_left == 1 && ds.in_h == ds.out_h && ds.in_w == ds.out_w &&
+        pw->k() == 8 && pw->n() == 16 && c.add >= 0 && c.prelu < 0 && c.pad >= 0 &&
+        c.residual_channels == 8 && Dw8Pw16::Supports(ds.out_h, ds.out_w) &&
+        KernelSwitchOn("SLUICE_XNNPACK_DW8_PW16")) {
+      const ir::Op& dop = g.ops[c.dw];
+      ASSIGN_OR_RETURN(ConvConstants dwc, LoadConvConstants(info, dop));
+      ASSIGN_OR_RETURN(ConvConstants pwc, LoadConvConstants(info, op));
+      float dlo, dhi, plo, phi, alo, ahi;
+      ir::ActivationRange(dop.opts<ir::DepthwiseConv2DOptions>().activation, &dlo, &dhi);
+      ir::ActivationRange(op.opts<ir::Conv2DOptions>().activation, &plo, &phi);
+      ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
+      return PrepareBandKernel(
+          g, c, std::make_shared<const Dw8Pw16>(ds.out_h, ds.out_w, dwc.weights.data(),
+                                                dwc.bias_or_null(), dlo, dhi, pwc.weights.data(),
+                                                pwc.bias_or_null(), plo, phi, alo, ahi));
+    }
     if (pool_ && PairByBlock(g.tensors[op.inputs[0]].shape, pw->n())) {
       return PrepareBandKernel(
           g, c, std::make_shared<const DepthwisePointwiseByBlock>(dw, pw));

@@ -3520,5 +3520,68 @@ TEST(XnnpackBackendTest, SmallPairsSplitTheirPointwiseByBlockWithTheSameBits) {
   }
 }
 
+// hand_recrop's block: x (8 ch) -> DEPTHWISE 3x3 SAME -> CONV 1x1 8 -> 16 ->
+// ADD(PAD(r 8 -> 16 channels)) (dw8_pw16.h). `act` for all three ops.
+ir::Graph Dw8Pw16Graph(int h, int w, ir::Activation act, bool bias) {
+  GraphBuilder b("dw8_pw16");
+  const int x = b.Input({1, h, w, 8});
+  const int r = b.Input({1, h, w, 8});
+  const int d = b.Tensor({1, h, w, 8});
+  ir::DepthwiseConv2DOptions dopt;
+  dopt.padding = ir::Padding::kSame;
+  dopt.activation = act;
+  b.Op(OpType::kDepthwiseConv2D,
+       {x, b.Const({1, 3, 3, 8}, testing::RandomFloats(72, -1, 1, 201)),
+        bias ? b.Const({8}, testing::RandomFloats(8, -1, 1, 202)) : -1},
+       {d}, dopt);
+  const int c = b.Tensor({1, h, w, 16});
+  ir::Conv2DOptions co;
+  co.activation = act;
+  b.Op(OpType::kConv2D,
+       {d, b.Const({16, 1, 1, 8}, testing::RandomFloats(128, -1, 1, 203)),
+        bias ? b.Const({16}, testing::RandomFloats(16, -1, 1, 204)) : -1},
+       {c}, co);
+  const int rp = b.Tensor({1, h, w, 16});
+  b.Op(OpType::kPad, {r, b.ConstInt({4, 2}, {0, 0, 0, 0, 0, 0, 0, 8})}, {rp});
+  const int out = b.Tensor({1, h, w, 16});
+  ir::BinaryOptions ao;
+  ao.activation = act;
+  b.Op(OpType::kAdd, {c, rp}, {out}, ao);
+  b.Output(out);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, Dw8Pw16IsBitExactWithTheSwitchOff) {
+  // STREAM=all: the pair streams (and so reaches the kernel) at any size.
+  const ScopedEnv stream("SLUICE_XNNPACK_STREAM", "all");
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    int h, w;
+    ir::Activation act;
+    bool bias;
+  };
+  for (const Case& k : {Case{64, 64, ir::Activation::kNone, true},
+                        Case{64, 64, ir::Activation::kRelu, false},
+                        Case{13, 21, ir::Activation::kRelu6, true},
+                        Case{5, 8, ir::Activation::kNone, true},
+                        Case{2, 3, ir::Activation::kNone, true},
+                        Case{1, 1, ir::Activation::kNone, true},
+                        Case{7, 15, ir::Activation::kRelu, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " act " << static_cast<int>(k.act));
+    const ir::Graph g = Dw8Pw16Graph(k.h, k.w, k.act, k.bias);
+    const std::vector<std::vector<float>> in = {
+        testing::RandomFloats(k.h * k.w * 8, -2, 2, 205 + k.w),
+        testing::RandomFloats(k.h * k.w * 8, -2, 2, 206 + k.h)};
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_DW8_PW16", *xnn, g, in, threads),
+                     "threads " + std::to_string(threads));
+      ExpectNear(got, want, 1e-4f);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::inference::xnn
