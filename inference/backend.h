@@ -38,6 +38,7 @@ struct BackendOptions {
 // Per-op timing of a profiled CompiledModel (BackendOptions::profile_ops).
 struct OpTime {
   int op = -1;          // op index in the compiled graph (first op of the step)
+  std::vector<int> ops;  // every op the step runs (fused ones too), `op` first
   int runs = 0;         // Invoke() calls timed
   double min_ms = 0;    // fastest run of this step
   double total_ms = 0;  // summed over the runs

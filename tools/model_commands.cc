@@ -101,7 +101,9 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
             [&](size_t a, size_t b) { return times[a].min_ms > times[b].min_ms; });
   double sum = 0;
   for (const auto& t : times) sum += t.min_ms;
-  std::printf("per-op (min over %d runs; sum %.3f ms)\n", times.front().runs, sum);
+  std::printf("per-op (min over %d runs; sum %.3f ms; a step's line counts the FLOPs of every op it "
+              "runs, TYPE+N: N more ops fused into it)\n",
+              times.front().runs, sum);
   std::printf("%5s %-24s %-10s %-22s %9s %7s %6s %8s\n", "op", "type", "on", "output", "MFLOP",
               "ms", "%", "GFLOP/s");
   struct Agg {
@@ -113,7 +115,13 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
     const inference::OpTime& t = times[k];
     const inference::ir::Op& op = g.ops[t.op];
     const std::string type(inference::ir::OpTypeName(op.type));
-    const double flop = 2.0 * static_cast<double>(inference::OpMacs(g, t.op));
+    // A step may run several fused ops: its FLOPs are theirs together, and
+    // its type reads e.g. "CONV_2D+2" (the first op and two more).
+    double flop = 0;
+    for (int o : t.ops.empty() ? std::vector<int>{t.op} : t.ops) {
+      flop += 2.0 * static_cast<double>(inference::OpMacs(g, o));
+    }
+    const size_t fused = t.ops.size() > 1 ? t.ops.size() - 1 : 0;
     const std::string out =
         op.outputs.empty() ? "" : inference::ir::ShapeString(g.tensors[op.outputs[0]].shape);
     std::string kind = type;
@@ -121,9 +129,11 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
       const auto& w = g.tensors[op.inputs[1]].shape;
       if (w.size() == 4) kind = absl::StrCat(type, " ", w[1], "x", w[2]);
     }
+    if (fused > 0) kind = absl::StrCat(kind, " +fused");
+    const std::string label = fused > 0 ? absl::StrCat(type, "+", fused) : type;
     Agg& a = by_type[kind];
     ++a.n, a.ms += t.min_ms, a.flop += flop;
-    std::printf("%5d %-24s %-10s %-22s %9.2f %7.3f %6.2f %8.1f\n", t.op, type.c_str(),
+    std::printf("%5d %-24s %-10s %-22s %9.2f %7.3f %6.2f %8.1f\n", t.op, label.c_str(),
                 static_cast<size_t>(t.op) < placement.size() ? placement[t.op].c_str() : "?",
                 out.c_str(), flop / 1e6, t.min_ms, 100.0 * t.min_ms / sum,
                 t.min_ms > 0 ? flop / (t.min_ms * 1e6) : 0.0);

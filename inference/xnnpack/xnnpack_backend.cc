@@ -114,7 +114,7 @@ bool IsOwnPointwiseConv(const GraphInfo& info, int op_index) {
 struct OwnChain {
   int conv = -1, add = -1, prelu = -1;
   int in = -1;        // what the kernel reads: the conv's input, or a spatial
-  int in_pad = -1;    // PAD's input when that PAD is absorbed (depthwise)
+  int in_pad = -1;    // a spatial PAD absorbed in front (in is then its input)
   int residual = -1;  // the ADD's other input (or the input of the PAD below)
   int pad = -1;       // a PAD zero-padding the residual's channels (absorbed)
   int residual_channels = 0;
@@ -162,6 +162,15 @@ struct OwnChain {
   bool prelu_scale = false;  // conv a PRELU, scale the DEPTHWISE 1x1 reading it
                              // (prelu_scale.h)
   int out = -1;  // the last op's output
+  // Every op the chain runs, `conv` first (for profiles).
+  std::vector<int> ops() const {
+    std::vector<int> v{conv};
+    for (int o : {in_pad, add, prelu, pad, pw, expand, dw, gate_mul, gate_add, resize, mean, mean_add,
+                  mean_pool, act, scale, prelu2, scale2, pool, in_prelu, in_scale}) {
+      if (o >= 0 && std::find(v.begin(), v.end(), o) == v.end()) v.push_back(o);
+    }
+    return v;
+  }
   int last() const {
     return scale2 >= 0  ? scale2
            : scale >= 0 ? scale
@@ -1130,7 +1139,8 @@ void RunBand(void* context, size_t band) {
 struct Step {
   xnn_runtime_t runtime = nullptr;
   reference::Kernel kernel;
-  int first_op = -1;  // for profiling
+  int first_op = -1;     // for profiling
+  std::vector<int> ops;  // every op it runs, first_op first (for profiling)
 };
 
 class XnnpackModel : public CompiledModel {
@@ -1210,6 +1220,7 @@ class XnnpackModel : public CompiledModel {
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       OpTime& t = op_times_[i];
       t.op = steps_[i].first_op;
+      if (t.ops.empty()) t.ops = steps_[i].ops.empty() ? std::vector<int>{t.op} : steps_[i].ops;
       t.min_ms = t.runs == 0 ? ms : std::min(t.min_ms, ms);
       t.total_ms += ms;
       ++t.runs;
@@ -2006,7 +2017,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       auto c = chains.find(i);
       if (c == chains.end()) continue;  // absorbed by a chain that runs later
       ASSIGN_OR_RETURN(reference::Kernel k, PrepareOwnKernel(info, c->second));
-      steps_.push_back(Step{nullptr, std::move(k), c->second.conv});
+      steps_.push_back(Step{nullptr, std::move(k), c->second.conv, c->second.ops()});
       const OwnChain& o = c->second;
       for (int t : {o.in, o.residual, o.gate, o.gate_b, o.matrix}) range(t, &access.reads);
       for (int t : {o.out, o.out2, o.out3}) range(t, &access.writes);
@@ -2023,7 +2034,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
         }
       }
       ASSIGN_OR_RETURN(reference::Kernel k, reference::PrepareKernel(graph, i, addr));
-      steps_.push_back(Step{nullptr, std::move(k), i});
+      steps_.push_back(Step{nullptr, std::move(k), i, {i}});
       for (int t : graph.ops[i].inputs) range(t, &access.reads);
       for (int t : graph.ops[i].outputs) range(t, &access.writes);
       access.work = work_of({i}, graph.ops[i].outputs.empty() ? -1 : graph.ops[i].outputs[0]);
@@ -2987,7 +2998,7 @@ absl::Status XnnpackModel::BuildSegment(const GraphInfo& info, const std::vector
                                             graph.OpLabel(ops.front()), "..",
                                             graph.OpLabel(ops.back()), ": ", XnnStatusName(st)));
   }
-  steps_.push_back(Step{runtime, nullptr, ops.front()});
+  steps_.push_back(Step{runtime, nullptr, ops.front(), ops});
   // The buffers never move, so the runtime is set up once.
   st = xnn_setup_runtime(runtime, bindings.size(), bindings.data());
   if (st != xnn_status_success) {

@@ -231,7 +231,24 @@ TEST(XnnpackBackendTest, FusedPointwiseChainsMatchReference) {
     auto m = xnn->Compile(g, o);
     ASSERT_TRUE(m.ok()) << m.status();
     ASSERT_TRUE((*m)->Invoke().ok());
-    EXPECT_EQ((*m)->OpTimes().size(), 5u);
+    const std::vector<OpTime> times = (*m)->OpTimes();
+    ASSERT_EQ(times.size(), 5u);
+    // Each step lists the ops it runs (its first op first); together they
+    // are every op of the graph, once.
+    std::vector<size_t> sizes;
+    std::vector<int> all;
+    for (const OpTime& t : times) {
+      ASSERT_FALSE(t.ops.empty());
+      EXPECT_EQ(t.ops.front(), t.op);
+      sizes.push_back(t.ops.size());
+      all.insert(all.end(), t.ops.begin(), t.ops.end());
+    }
+    std::sort(sizes.begin(), sizes.end());
+    EXPECT_EQ(sizes, (std::vector<size_t>{1, 1, 2, 2, 4}));
+    std::sort(all.begin(), all.end());
+    std::vector<int> every(g.ops.size());
+    for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int>(i);
+    EXPECT_EQ(all, every);
   }
 }
 
