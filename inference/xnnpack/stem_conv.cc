@@ -1,6 +1,7 @@
 #include "inference/xnnpack/stem_conv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -102,6 +103,8 @@ bool StemConv::UsesDirect(const StemConvShape& s) {
 StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bias,
                    float out_min, float out_max)
     : s_(s), min_(out_min), max_(out_max) {
+  const char* unbounded = std::getenv("SLUICE_XNNPACK_STEM_UNBOUNDED");
+  unbounded_ = !(unbounded && std::strcmp(unbounded, "0") == 0);
   lanes_ = UsesLanes(s);
   blocks_ = (s.out_channels + kLanes - 1) / kLanes;
   const int width = lanes_ ? s.out_channels : blocks_ * kLanes;
@@ -899,11 +902,13 @@ SLUICE_DIRECT_TARGET inline __m512 Dup8(const float* p) {
 // The epilogue of one pair register (sums of pixels A, B in the
 // interleaved lanes): permuted to [A's 8 channels, B's], then clamp,
 // activation and the DEPTHWISE 1x1 as DirectPixels8, lane for lane.
-template <bool kTail>
+// kBounded false (PairUnbounded): every clamp of e is (-inf, +inf) and is
+// skipped (max(v, -inf) and min(v, +inf) are v for every non-NaN v).
+template <bool kTail, bool kBounded = true>
 SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue& e) {
   const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
   __m512 v = _mm512_permutexvar_ps(split, acc);
-  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo)), _mm512_set1_ps(e.hi));
+  if (kBounded) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo)), _mm512_set1_ps(e.hi));
   if (e.act == 1) {  // HARD_SWISH as DirectPixels8
     __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1.555556p-3f), _mm512_set1_ps(0.5f));
     t = _mm512_max_ps(t, _mm512_setzero_ps());
@@ -916,7 +921,9 @@ SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue
   }
   if (kTail && e.scale) {  // Scale8: product rounded, then the add
     v = _mm512_add_ps(_mm512_mul_ps(v, Dup8(e.scale)), Dup8(e.bias));
-    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo1)), _mm512_set1_ps(e.hi1));
+    if (kBounded) {
+      v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo1)), _mm512_set1_ps(e.hi1));
+    }
   }
   return v;
 }
@@ -925,7 +932,7 @@ SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue
 // on; rows[i]: staged input row 2 * oy - pad_top + i (a zero row outside the
 // image); w: StemConv::pair_w_. With two rows the MAX_POOL row oy / 2 from
 // the registers (PoolRow8's order), and (e.out_unread) no output stores.
-template <int R, int kRows, bool kTail>
+template <int R, int kRows, bool kTail, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
     const StemConvShape& s, const float* w, const float* const* rows, int oy, int j0,
     const DirectEpilogue& e, float* out) {
@@ -968,7 +975,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
     __m512 v[kRows];
 #pragma GCC unroll 2
     for (int q = 0; q < kRows; ++q) {
-      v[q] = PairEpilogue<kTail>(acc[q][r], e);
+      v[q] = PairEpilogue<kTail, kBounded>(acc[q][r], e);
       const size_t o = at + static_cast<size_t>(q) * s.out_w * 8 + 16 * r;
       if (store) _mm512_mask_storeu_ps(out + o, m, v[q]);
       if (kTail && e.out2) {
@@ -976,7 +983,9 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
                                                     _mm512_setzero_si512(), _MM_CMPINT_LT);
         __m512 u = _mm512_mask_mul_ps(v[q], neg, v[q], Dup8(e.slope2));
         u = _mm512_add_ps(_mm512_mul_ps(u, Dup8(e.scale2)), Dup8(e.bias2));
-        u = _mm512_min_ps(_mm512_max_ps(u, _mm512_set1_ps(e.lo2)), _mm512_set1_ps(e.hi2));
+        if (kBounded) {
+          u = _mm512_min_ps(_mm512_max_ps(u, _mm512_set1_ps(e.lo2)), _mm512_set1_ps(e.hi2));
+        }
         _mm512_mask_storeu_ps(e.out2 + o, m, u);
       }
     }
@@ -994,7 +1003,8 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
           _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m2345), 1)),
           _mm512_castps512_ps256(m01678));
       const __m256 pooled =
-          _mm256_max_ps(_mm256_min_ps(mx, _mm256_set1_ps(e.hi3)), _mm256_set1_ps(e.lo3));
+          kBounded ? _mm256_max_ps(_mm256_min_ps(mx, _mm256_set1_ps(e.hi3)), _mm256_set1_ps(e.lo3))
+                   : mx;
       _mm256_storeu_ps(e.out3 + (static_cast<size_t>(oy / 2) * (s.out_w / 2) + j0 + r) * 8,
                        pooled);
     }
@@ -1006,7 +1016,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
 // last row, or a range not starting at an even row: compute_rows() keeps
 // pooled ranges even). Input rows staged once per call (5 ring slots:
 // each row pair reads 5, sharing one with the next).
-template <bool kTail>
+template <bool kTail, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) void PairRows8(
     const StemConvShape& s, const float* w, const float* in, const DirectEpilogue& e, float* out,
     int row_begin, int row_end) {
@@ -1034,14 +1044,16 @@ __attribute__((target("avx512f,avx512vl,fma"))) void PairRows8(
     }
     int j = 0;
     if (n == 2) {
-      for (; j + 8 <= pairs; j += 8) PairPixels8<8, 2, kTail>(s, w, rows, oy, j, e, out);
-      if (j + 4 <= pairs) PairPixels8<4, 2, kTail>(s, w, rows, oy, j, e, out), j += 4;
-      for (; j < pairs; ++j) PairPixels8<1, 2, kTail>(s, w, rows, oy, j, e, out);
+      for (; j + 8 <= pairs; j += 8) PairPixels8<8, 2, kTail, kBounded>(s, w, rows, oy, j, e, out);
+      if (j + 4 <= pairs) PairPixels8<4, 2, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 4;
+      for (; j < pairs; ++j) PairPixels8<1, 2, kTail, kBounded>(s, w, rows, oy, j, e, out);
     } else {
-      for (; j + 16 <= pairs; j += 16) PairPixels8<16, 1, kTail>(s, w, rows, oy, j, e, out);
-      if (j + 8 <= pairs) PairPixels8<8, 1, kTail>(s, w, rows, oy, j, e, out), j += 8;
-      if (j + 4 <= pairs) PairPixels8<4, 1, kTail>(s, w, rows, oy, j, e, out), j += 4;
-      for (; j < pairs; ++j) PairPixels8<1, 1, kTail>(s, w, rows, oy, j, e, out);
+      for (; j + 16 <= pairs; j += 16) {
+        PairPixels8<16, 1, kTail, kBounded>(s, w, rows, oy, j, e, out);
+      }
+      if (j + 8 <= pairs) PairPixels8<8, 1, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 8;
+      if (j + 4 <= pairs) PairPixels8<4, 1, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 4;
+      for (; j < pairs; ++j) PairPixels8<1, 1, kTail, kBounded>(s, w, rows, oy, j, e, out);
     }
     oy += n;
   }
@@ -1126,6 +1138,16 @@ __attribute__((target("avx512f,avx512vl,fma"))) void PairRows8K2(
 }
 }  // namespace
 
+// The pair stem's tail with no finite clamp anywhere (hand_recrop: none):
+// PairRows8<true, false> skips them. SLUICE_XNNPACK_STEM_UNBOUNDED=0: not.
+bool StemConv::PairUnbounded() const {
+  const auto open = [](float lo, float hi) {
+    return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0;
+  };
+  return unbounded_ && open(min_, max_) && (tail_.scale.empty() || open(tail_.lo, tail_.hi)) &&
+         (!tail_.out2 || open(tail_.lo2, tail_.hi2)) && (!tail_.out3 || open(tail_.lo3, tail_.hi3));
+}
+
 void StemConv::Compute(float* out, int row_begin, int row_end) const {
   if (direct_) {
     if (s_.out_channels == 16) {
@@ -1135,7 +1157,9 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
     const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3;
     const auto rows = pairs_ && s_.kernel_h == 2
                           ? (tail ? PairRows8K2<true> : PairRows8K2<false>)
-                      : pairs_ ? (tail ? PairRows8<true> : PairRows8<false>)
+                      : pairs_ ? (!tail                ? PairRows8<false>
+                                  : PairUnbounded() ? PairRows8<true, false>
+                                                    : PairRows8<true>)
                       : s_.kernel_h == 2 ? (tail ? DirectRows8K2<true> : DirectRows8K2<false>)
                                        : (tail ? DirectRows8<true> : DirectRows8<false>);
     const DirectEpilogue e{min_,

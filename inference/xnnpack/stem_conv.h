@@ -97,6 +97,8 @@ class StemConv {
   void SetOutputUnread() { tail_.out_unread = pairs_; }
 
  private:
+  bool PairUnbounded() const;  // the pair stem may skip its clamps (all infinite)
+  bool unbounded_ = true;  // SLUICE_XNNPACK_STEM_UNBOUNDED (not 0), read at construction
   StemConvShape s_;
   float min_, max_;
   bool lanes_ = false;          // the 16-pixel-lane variant

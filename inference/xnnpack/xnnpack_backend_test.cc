@@ -1138,6 +1138,68 @@ TEST(XnnpackBackendTest, StemPairsAreBitExactWithTheSwitchOff) {
   }
 }
 
+// The pair stem skips its clamps only when all are infinite
+// (SLUICE_XNNPACK_STEM_UNBOUNDED; hand_recrop's chain above takes it): the
+// kernel alone with the tail and pool, none or one clamp finite (tight
+// enough to bite), whole and in rows of two, the same bits as the ymm
+// variant (which always clamps) and as the switch off.
+TEST(XnnpackBackendTest, StemPairsSkipOnlyInfiniteClamps) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const int oc = 8, h = 29, wd = 37;
+  const std::vector<float> w = testing::RandomFloats(oc * 27, -1, 1, 311);
+  const std::vector<float> bias = testing::RandomFloats(oc, -1, 1, 312);
+  const std::vector<float> slope = testing::RandomFloats(oc, -1, 1, 313);
+  const std::vector<float> sc = testing::RandomFloats(oc, -2, 2, 314);
+  const std::vector<float> sb = testing::RandomFloats(oc, -1, 1, 315);
+  const std::vector<float> in = testing::RandomFloats(h * wd * 3, -2, 2, 316);
+  const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, h, 3, 2, 1);
+  const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, wd, 3, 2, 1);
+  StemConvShape shape;
+  shape.in_h = h, shape.in_w = wd, shape.channels = 3;
+  shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = oc;
+  shape.stride_h = shape.stride_w = 2;
+  shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+  if (!StemConv::Supports(shape) || !StemConv::UsesDirect(shape)) GTEST_SKIP() << "no AVX-512";
+  const size_t n = static_cast<size_t>(ph.out) * pw.out * oc;
+  const size_t pn = static_cast<size_t>(ph.out / 2) * (pw.out / 2) * oc;
+  for (int finite = -1; finite < 4; ++finite) {  // which clamp is finite (-1: none)
+    SCOPED_TRACE(::testing::Message() << "finite clamp " << finite);
+    auto lo = [&](int i) { return finite == i ? -0.4f : -inf; };
+    auto hi = [&](int i) { return finite == i ? 0.6f : inf; };
+    auto run = [&](const char* pairs, const char* unbounded, int step, std::vector<float>* out2,
+                   std::vector<float>* out3) {
+      const ScopedEnv env("SLUICE_XNNPACK_STEM_PAIRS", pairs);
+      const ScopedEnv env2("SLUICE_XNNPACK_STEM_UNBOUNDED", unbounded);
+      StemConv conv(shape, w.data(), bias.data(), lo(0), hi(0));
+      EXPECT_EQ(conv.pairs(), std::string(pairs) == "1");
+      conv.SetPrelu(slope.data());
+      out2->assign(n, -7.0f);
+      out3->assign(pn, -7.0f);
+      conv.SetScale(sc.data(), sb.data(), lo(1), hi(1));
+      conv.SetSecondOutput(out2->data(), slope.data(), sc.data(), sb.data(), lo(2), hi(2));
+      conv.SetMaxPool(out3->data(), lo(3), hi(3));
+      std::vector<float> out(n, -7.0f);
+      conv.Stage(in.data(), 0, h);
+      for (int r = 0; r < ph.out; r += step) {
+        conv.Compute(out.data(), r, std::min(r + step, ph.out));
+      }
+      return out;
+    };
+    std::vector<float> a2, a3, b2, b3, c2, c3;
+    const std::vector<float> off = run("0", "1", 2, &b2, &b3);
+    const std::vector<float> bounded = run("1", "0", ph.out, &c2, &c3);
+    for (const int step : {ph.out, 2}) {
+      const std::vector<float> got = run("1", "1", step, &a2, &a3);
+      ExpectSameBits(got, off, "output vs ymm");
+      ExpectSameBits(a2, b2, "second output vs ymm");
+      ExpectSameBits(a3, b3, "pool vs ymm");
+      ExpectSameBits(got, bounded, "output vs switch off");
+      ExpectSameBits(a2, c2, "second output vs switch off");
+      ExpectSameBits(a3, c3, "pool vs switch off");
+    }
+  }
+}
+
 // MAX_POOL_2D 2x2 stride 2 on our kernel (max_pool.h): hand_recrop's
 // 64x64x16, 16, 32 and 64 channels, channel counts that leave a partial
 // register (3, 24), odd sizes (VALID drops a row and a column), SAME on
