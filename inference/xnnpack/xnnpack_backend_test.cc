@@ -1004,6 +1004,19 @@ TEST(XnnpackBackendTest, StemTwoByTwoEightChannelsIsBitExactWithTheSwitchOff) {
   }
 }
 
+
+// A 3x3 stride-2 SAME stem on an h x wd x 3 input with oc outputs.
+StemConvShape Stem3x3Stride2Shape(int h, int wd, int oc) {
+  const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, h, 3, 2, 1);
+  const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, wd, 3, 2, 1);
+  StemConvShape shape;
+  shape.in_h = h, shape.in_w = wd, shape.channels = 3;
+  shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = oc;
+  shape.stride_h = shape.stride_w = 2;
+  shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+  return shape;
+}
+
 // The stem's pair variant (stem_conv.h, PairRows8: two output pixels a zmm,
 // rows two at a time with the MAX_POOL from the registers, the output not
 // stored where only the tail and the pool read it): hand_recrop's chain
@@ -1092,17 +1105,11 @@ TEST(XnnpackBackendTest, StemPairsAreBitExactWithTheSwitchOff) {
         for (const bool tail : {false, true}) {
           SCOPED_TRACE(::testing::Message() << h << "x" << wd << " act " << act
                                             << (tail ? " tail" : ""));
-          const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, h, 3, 2, 1);
-          const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, wd, 3, 2, 1);
-          StemConvShape shape;
-          shape.in_h = h, shape.in_w = wd, shape.channels = 3;
-          shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = oc;
-          shape.stride_h = shape.stride_w = 2;
-          shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+          const StemConvShape shape = Stem3x3Stride2Shape(h, wd, oc);
           if (!StemConv::Supports(shape) || !StemConv::UsesDirect(shape)) continue;
           const std::vector<float> in = testing::RandomFloats(h * wd * 3, -2, 2, 304);
-          const size_t n = static_cast<size_t>(ph.out) * pw.out * oc;
-          const size_t pn = static_cast<size_t>(ph.out / 2) * (pw.out / 2) * oc;
+          const size_t n = static_cast<size_t>(shape.out_h) * shape.out_w * oc;
+          const size_t pn = static_cast<size_t>(shape.out_h / 2) * (shape.out_w / 2) * oc;
           auto alone = [&](const char* pairs, int step, std::vector<float>* out2,
                            std::vector<float>* out3) {
             const ScopedEnv env("SLUICE_XNNPACK_STEM_PAIRS", pairs);
@@ -1119,11 +1126,11 @@ TEST(XnnpackBackendTest, StemPairsAreBitExactWithTheSwitchOff) {
             }
             std::vector<float> out(n, -7.0f);
             conv.Stage(in.data(), 0, h);
-            for (int r = 0; r < ph.out; r += step) conv.Compute(out.data(), r, std::min(r + step, ph.out));
+            for (int r = 0; r < shape.out_h; r += step) conv.Compute(out.data(), r, std::min(r + step, shape.out_h));
             return out;
           };
           std::vector<float> a2, a3, b2, b3;
-          const std::vector<float> whole = alone("1", ph.out, &a2, &a3);
+          const std::vector<float> whole = alone("1", shape.out_h, &a2, &a3);
           const std::vector<float> off = alone("0", tail ? 2 : 1, &b2, &b3);
           ExpectSameBits(whole, off, "output, whole");
           ExpectSameBits(a2, b2, "second output, whole");
@@ -1152,16 +1159,10 @@ TEST(XnnpackBackendTest, StemPairsSkipOnlyInfiniteClamps) {
   const std::vector<float> sc = testing::RandomFloats(oc, -2, 2, 314);
   const std::vector<float> sb = testing::RandomFloats(oc, -1, 1, 315);
   const std::vector<float> in = testing::RandomFloats(h * wd * 3, -2, 2, 316);
-  const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, h, 3, 2, 1);
-  const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, wd, 3, 2, 1);
-  StemConvShape shape;
-  shape.in_h = h, shape.in_w = wd, shape.channels = 3;
-  shape.out_h = ph.out, shape.out_w = pw.out, shape.out_channels = oc;
-  shape.stride_h = shape.stride_w = 2;
-  shape.pad_top = ph.pad_before, shape.pad_left = pw.pad_before;
+  const StemConvShape shape = Stem3x3Stride2Shape(h, wd, oc);
   if (!StemConv::Supports(shape) || !StemConv::UsesDirect(shape)) GTEST_SKIP() << "no AVX-512";
-  const size_t n = static_cast<size_t>(ph.out) * pw.out * oc;
-  const size_t pn = static_cast<size_t>(ph.out / 2) * (pw.out / 2) * oc;
+  const size_t n = static_cast<size_t>(shape.out_h) * shape.out_w * oc;
+  const size_t pn = static_cast<size_t>(shape.out_h / 2) * (shape.out_w / 2) * oc;
   for (int finite = -1; finite < 4; ++finite) {  // which clamp is finite (-1: none)
     SCOPED_TRACE(::testing::Message() << "finite clamp " << finite);
     auto lo = [&](int i) { return finite == i ? -0.4f : -inf; };
@@ -1180,15 +1181,15 @@ TEST(XnnpackBackendTest, StemPairsSkipOnlyInfiniteClamps) {
       conv.SetMaxPool(out3->data(), lo(3), hi(3));
       std::vector<float> out(n, -7.0f);
       conv.Stage(in.data(), 0, h);
-      for (int r = 0; r < ph.out; r += step) {
-        conv.Compute(out.data(), r, std::min(r + step, ph.out));
+      for (int r = 0; r < shape.out_h; r += step) {
+        conv.Compute(out.data(), r, std::min(r + step, shape.out_h));
       }
       return out;
     };
     std::vector<float> a2, a3, b2, b3, c2, c3;
     const std::vector<float> off = run("0", "1", 2, &b2, &b3);
-    const std::vector<float> bounded = run("1", "0", ph.out, &c2, &c3);
-    for (const int step : {ph.out, 2}) {
+    const std::vector<float> bounded = run("1", "0", shape.out_h, &c2, &c3);
+    for (const int step : {shape.out_h, 2}) {
       const std::vector<float> got = run("1", "1", step, &a2, &a3);
       ExpectSameBits(got, off, "output vs ymm");
       ExpectSameBits(a2, b2, "second output vs ymm");
