@@ -2432,20 +2432,70 @@ struct ResizeRows {
                 out + first * s.channels);
   }
 };
-// The resize, then the ADD on each row in place (OwnChain::add).
+// The end of the group of rows from `row` (before `row_end`) that share
+// their source rows (x2 upsampling: 1-3 rows), which Fill computes together
+// (the horizontal lerps once for the group's rows).
+int ResizeGroupEnd(const ResizeBilinear& k, int row, int row_end) {
+  const size_t w = static_cast<size_t>(k.shape().out_w);
+  const size_t end = k.ChunkEnd(row * w, w, (row_end - row) * w) / w;
+  return std::min(row_end, std::max(row + 1, static_cast<int>(end)));
+}
+// The resize, then the ADD on each row in place (OwnChain::add): a group
+// of rows sharing their source rows at a time (ResizeGroupEnd; one row with
+// SLUICE_XNNPACK_RESIZE_GROUPS=0), while in L1.
 struct ResizeAddRows {
   ResizeBilinear kernel;
   PlainAdd add;
   const float* b;
+  bool groups = true;
   void Run(const float* in, float* out, int row_begin, int row_end) const {
     const ResizeShape& s = kernel.shape();
-    for (int y = row_begin; y < row_end; ++y) {
+    for (int y = row_begin; y < row_end;) {
+      const int e = groups ? ResizeGroupEnd(kernel, y, row_end) : y + 1;
       const size_t first = static_cast<size_t>(y) * s.out_w;
-      kernel.Fill(in, first, s.out_w, out + first * s.channels);
-      add.Run(out, b, out, y, y + 1);
+      kernel.Fill(in, first, static_cast<size_t>(e - y) * s.out_w, out + first * s.channels);
+      add.Run(out, b, out, y, e);
+      y = e;
     }
   }
 };
+// With a pool, a resize step's tasks are those groups of rows instead of
+// single rows (which computed every row's horizontal lerps again: 24x24 ->
+// 48x48 x48 took as long on two threads as on one).
+struct ResizeGroupTask {
+  std::shared_ptr<const void> owner;
+  void (*run)(const void* conv, const float* in, float* out, int row_begin, int row_end);
+  const void* conv;
+  const float* in;
+  float* out;
+  std::vector<int> bounds;  // group g: rows [bounds[g], bounds[g + 1])
+};
+void RunResizeGroup(void* context, size_t g) {
+  const auto* t = static_cast<const ResizeGroupTask*>(context);
+  PoolTakeOver(t);
+  t->run(t->conv, t->in, t->out, t->bounds[g], t->bounds[g + 1]);
+  PoolHandOff(t);
+}
+template <typename Rows>
+reference::Kernel ResizeGroupKernel(std::shared_ptr<const Rows> rows, const float* in, float* out,
+                                    pthreadpool_t pool) {
+  auto task = std::make_shared<ResizeGroupTask>();
+  task->run = [](const void* conv, const float* i, float* o, int b, int e) {
+    static_cast<const Rows*>(conv)->Run(i, o, b, e);
+  };
+  task->conv = rows.get();
+  task->owner = rows;
+  task->in = in;
+  task->out = out;
+  const int h = rows->kernel.shape().out_h;
+  for (int y = 0; y < h; y = ResizeGroupEnd(rows->kernel, y, h)) task->bounds.push_back(y);
+  task->bounds.push_back(h);
+  return reference::Kernel([task, pool] {
+    PoolHandOff(task.get());
+    pthreadpool_parallelize_1d(pool, RunResizeGroup, task.get(), task->bounds.size() - 1, 0);
+    PoolTakeOver(task.get());
+  });
+}
 struct GatedAddRows {
   GatedAdd kernel;
   const float* gate;
@@ -2583,13 +2633,25 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
       ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &lo, &hi);
       const auto* b = static_cast<const float*>(TensorAddress(c.residual));
       if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.add), ": no buffer"));
-      return PrepareRowKernel(g, c,
-                              std::make_shared<const ResizeAddRows>(
-                                  ResizeAddRows{ResizeBilinear(shape), PlainAdd(as, lo, hi), b}),
-                              shape.out_h);
+      const bool groups = KernelSwitchOn("SLUICE_XNNPACK_RESIZE_GROUPS");
+      auto rows = std::make_shared<const ResizeAddRows>(
+          ResizeAddRows{ResizeBilinear(shape), PlainAdd(as, lo, hi), b, groups});
+      if (groups && pool_) {
+        const auto* in = static_cast<const float*>(TensorAddress(c.in));
+        auto* out = static_cast<float*>(TensorAddress(c.out));
+        if (!in || !out) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+        return ResizeGroupKernel(std::move(rows), in, out, pool_);
+      }
+      return PrepareRowKernel(g, c, std::move(rows), shape.out_h);
     }
-    return PrepareRowKernel(
-        g, c, std::make_shared<const ResizeRows>(ResizeRows{ResizeBilinear(shape)}), shape.out_h);
+    auto rows = std::make_shared<const ResizeRows>(ResizeRows{ResizeBilinear(shape)});
+    if (pool_ && KernelSwitchOn("SLUICE_XNNPACK_RESIZE_GROUPS")) {
+      const auto* in = static_cast<const float*>(TensorAddress(c.in));
+      auto* out = static_cast<float*>(TensorAddress(c.out));
+      if (!in || !out) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+      return ResizeGroupKernel(std::move(rows), in, out, pool_);
+    }
+    return PrepareRowKernel(g, c, std::move(rows), shape.out_h);
   }
   if (c.mean >= 0) {
     AddMeanShape shape;

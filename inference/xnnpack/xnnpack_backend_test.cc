@@ -2518,6 +2518,59 @@ TEST(XnnpackBackendTest, ResizeThenAddIsOneStepWithTheSameBits) {
   }
 }
 
+// A resize step on a pool runs groups of rows that share their source rows
+// (1-3 rows at x2, each group's horizontal lerps once), and the resize +
+// ADD step a group at a time: face_detection_full_range's 24x24 -> 48x48
+// x48 and 12x12 -> 24x24 x64, odd scales, align_corners, downscaling, one
+// output row; alone and with the ADD. The same bits as one row at a time
+// (SLUICE_XNNPACK_RESIZE_GROUPS=0) and as XNNPACK's nodes, on 1-3 threads.
+TEST(XnnpackBackendTest, ResizeRowGroupsKeepTheBits) {
+  if (std::getenv("SLUICE_XNNPACK_RESIZE") || std::getenv("SLUICE_XNNPACK_RESIZE_GROUPS")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    int h, w, oh, ow, c;
+    bool align, half;
+  };
+  for (const Case& k : {Case{24, 24, 48, 48, 48, false, true}, Case{12, 12, 24, 24, 64, false, true},
+                        Case{5, 7, 11, 9, 5, true, false}, Case{9, 6, 4, 13, 16, false, false},
+                        Case{7, 5, 15, 11, 32, false, false}, Case{3, 4, 1, 6, 24, false, true}}) {
+    for (bool add : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " -> " << k.oh << "x" << k.ow
+                                        << " c" << k.c << " add " << add);
+      GraphBuilder b("resize_groups");
+      const int x = b.Input({1, k.h, k.w, k.c});
+      const int skip = add ? b.Input({1, k.oh, k.ow, k.c}) : -1;
+      const int r = b.Tensor({1, k.oh, k.ow, k.c});
+      b.Op(OpType::kResizeBilinear, {x, b.ConstInt({2}, {k.oh, k.ow})}, {r},
+           ir::ResizeBilinearOptions{k.align, k.half});
+      if (add) {
+        const int y = b.Tensor({1, k.oh, k.ow, k.c});
+        ir::BinaryOptions o;
+        o.activation = ir::Activation::kRelu;
+        b.Op(OpType::kAdd, {skip, r}, {y}, o);
+        b.Output(y);
+      } else {
+        b.Output(r);
+      }
+      const ir::Graph g = b.Build();
+      std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * k.c, -2, 2, 161)};
+      if (add) in.push_back(testing::RandomFloats(k.oh * k.ow * k.c, -2, 2, 162));
+      const std::vector<float> want = RunOn(*ref, g, in);
+      for (int threads : {1, 2, 3}) {
+        const std::string t = "threads " + std::to_string(threads);
+        const std::vector<float> ours = RunOn(*xnn, g, in, threads);
+        ExpectNear(ours, want, 1e-5f);
+        ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE_GROUPS", *xnn, g, in, threads),
+                       t);
+        ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_RESIZE", *xnn, g, in, threads), t);
+      }
+    }
+  }
+}
+
 // ADD -> global AVERAGE_POOL_2D in one pass (add_mean.h): more than 7
 // pixels (8, a multiple of 7, odd counts, 64x64), C = 16, 5, 24, 40; the
 // activations of both ops. `filter_h` < h: a pooling that is not global;
