@@ -105,6 +105,8 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
     : s_(s), min_(out_min), max_(out_max) {
   const char* unbounded = std::getenv("SLUICE_XNNPACK_STEM_UNBOUNDED");
   unbounded_ = !(unbounded && std::strcmp(unbounded, "0") == 0);
+  const char* k2_unbounded = std::getenv("SLUICE_XNNPACK_STEM_K2_UNBOUNDED");
+  k2_unbounded_ = !(k2_unbounded && std::strcmp(k2_unbounded, "0") == 0);
   lanes_ = UsesLanes(s);
   blocks_ = (s.out_channels + kLanes - 1) / kLanes;
   const int width = lanes_ ? s.out_channels : blocks_ * kLanes;
@@ -1089,7 +1091,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) void PairStageRowK2(const StemCo
   }
 }
 
-template <int R, bool kTail>
+template <int R, bool kTail, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8K2(
     const StemConvShape& s, const float* w, const float* rows, int oy, int j0,
     const DirectEpilogue& e, float* out) {
@@ -1116,11 +1118,12 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8K2(
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     const __mmask16 m = 2 * (j0 + r) + 1 < s.out_w ? 0xffff : 0x00ff;
-    _mm512_mask_storeu_ps(o + 16 * r, m, PairEpilogue<kTail>(acc[r], e));
+    _mm512_mask_storeu_ps(o + 16 * r, m, PairEpilogue<kTail, kBounded>(acc[r], e));
   }
 }
 
-template <bool kTail>
+// kBounded false: as PairRows8<true, false> (K2Unbounded).
+template <bool kTail, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) void PairRows8K2(
     const StemConvShape& s, const float* w, const float* in, const DirectEpilogue& e, float* out,
     int row_begin, int row_end) {
@@ -1130,10 +1133,12 @@ __attribute__((target("avx512f,avx512vl,fma"))) void PairRows8K2(
     PairStageRowK2(s, in, 2 * oy, rows);
     PairStageRowK2(s, in, 2 * oy + 1, rows + pairs * 32);
     int j = 0;
-    for (; j + 16 <= pairs; j += 16) PairPixels8K2<16, kTail>(s, w, rows, oy, j, e, out);
-    if (j + 8 <= pairs) PairPixels8K2<8, kTail>(s, w, rows, oy, j, e, out), j += 8;
-    if (j + 4 <= pairs) PairPixels8K2<4, kTail>(s, w, rows, oy, j, e, out), j += 4;
-    for (; j < pairs; ++j) PairPixels8K2<1, kTail>(s, w, rows, oy, j, e, out);
+    for (; j + 16 <= pairs; j += 16) {
+      PairPixels8K2<16, kTail, kBounded>(s, w, rows, oy, j, e, out);
+    }
+    if (j + 8 <= pairs) PairPixels8K2<8, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 8;
+    if (j + 4 <= pairs) PairPixels8K2<4, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 4;
+    for (; j < pairs; ++j) PairPixels8K2<1, kTail, kBounded>(s, w, rows, oy, j, e, out);
   }
 }
 }  // namespace
@@ -1148,6 +1153,10 @@ bool StemConv::PairUnbounded() const {
          (!tail_.out2 || open(tail_.lo2, tail_.hi2)) && (!tail_.out3 || open(tail_.lo3, tail_.hi3));
 }
 
+// The same for the 2x2 pair stem (hand_recrop's 8 -> 8 + PRELU + DEPTHWISE
+// 1x1: no finite clamp). SLUICE_XNNPACK_STEM_K2_UNBOUNDED=0: not.
+bool StemConv::K2Unbounded() const { return k2_unbounded_ && PairUnbounded(); }
+
 void StemConv::Compute(float* out, int row_begin, int row_end) const {
   if (direct_) {
     if (s_.out_channels == 16) {
@@ -1156,7 +1165,9 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
     }
     const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3;
     const auto rows = pairs_ && s_.kernel_h == 2
-                          ? (tail ? PairRows8K2<true> : PairRows8K2<false>)
+                          ? (!tail           ? PairRows8K2<false>
+                             : K2Unbounded() ? PairRows8K2<true, false>
+                                             : PairRows8K2<true>)
                       : pairs_ ? (!tail                ? PairRows8<false>
                                   : PairUnbounded() ? PairRows8<true, false>
                                                     : PairRows8<true>)

@@ -99,6 +99,8 @@ class StemConv {
  private:
   bool PairUnbounded() const;  // the pair stem may skip its clamps (all infinite)
   bool unbounded_ = true;  // SLUICE_XNNPACK_STEM_UNBOUNDED (not 0), read at construction
+  bool K2Unbounded() const;  // PairUnbounded for the 2x2 pair stem
+  bool k2_unbounded_ = true;  // SLUICE_XNNPACK_STEM_K2_UNBOUNDED (not 0), at construction
   StemConvShape s_;
   float min_, max_;
   bool lanes_ = false;          // the 16-pixel-lane variant

@@ -1201,6 +1201,52 @@ TEST(XnnpackBackendTest, StemPairsSkipOnlyInfiniteClamps) {
   }
 }
 
+// The 2x2 pair stem (PairRows8K2) with its PRELU -> DEPTHWISE 1x1 tail skips
+// its clamps only when all are infinite (hand_recrop: none finite): with a
+// RELU / RELU6 on the conv or on the DEPTHWISE, or none, 1-2 threads, the
+// same bits as SLUICE_XNNPACK_STEM_K2_UNBOUNDED=0 and the ymm variant.
+TEST(XnnpackBackendTest, StemTwoByTwoPairsSkipOnlyInfiniteClamps) {
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<float> w = testing::RandomFloats(8 * 32, -1, 1, 321);
+  const std::vector<float> bias = testing::RandomFloats(8, -1, 1, 322);
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(::testing::Message() << "variant " << variant);
+    const int h = 34, wd = 46;
+    const ir::Shape oshape{1, h / 2, wd / 2, 8};
+    GraphBuilder b("stem_2x2_c8_clamps");
+    const int x = b.Input({1, h, wd, 8});
+    const int y = b.Tensor(oshape), z = b.Tensor(oshape), t = b.Tensor(oshape);
+    ir::Conv2DOptions o;
+    o.padding = ir::Padding::kValid;
+    o.stride_h = o.stride_w = 2;
+    if (variant == 1) o.activation = ir::Activation::kRelu6;
+    b.Op(OpType::kConv2D, {x, b.Const({8, 2, 2, 8}, w), b.Const({8}, bias)}, {y}, o);
+    b.Op(OpType::kPrelu, {y, b.Const({1, 1, 8}, testing::RandomFloats(8, -1, 1, 323))}, {z});
+    ir::DepthwiseConv2DOptions d;
+    d.padding = ir::Padding::kSame;
+    if (variant == 2) d.activation = ir::Activation::kRelu;
+    b.Op(OpType::kDepthwiseConv2D,
+         {z, b.Const({1, 1, 1, 8}, testing::RandomFloats(8, -2, 2, 324)),
+          b.Const({8}, testing::RandomFloats(8, -1, 1, 325))},
+         {t}, d);
+    b.Output(t);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(h * wd * 8, -3, 3, 326);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 2; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(got,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_STEM_K2_UNBOUNDED", *xnn, g, {in}, threads),
+                     "bounded, threads " + std::to_string(threads));
+      ExpectSameBits(got,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_STEM_K2_PAIRS", *xnn, g, {in}, threads),
+                     "ymm, threads " + std::to_string(threads));
+    }
+  }
+}
+
 // MAX_POOL_2D 2x2 stride 2 on our kernel (max_pool.h): hand_recrop's
 // 64x64x16, 16, 32 and 64 channels, channel counts that leave a partial
 // register (3, 24), odd sizes (VALID drops a row and a column), SAME on
