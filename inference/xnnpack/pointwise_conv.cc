@@ -267,6 +267,51 @@ __attribute__((target("avx512f"))) size_t RegTiles(size_t rows, const float* a, 
   }
   return r;
 }
+// The K = 8 register-weight tile (16 < N <= 32, one block, no residual or
+// PRELU: the streamed 8 -> 32 expands): the block's 8 x 32 weights stay in
+// 16 registers for all of Run's rows, so a 7-row tile loads only its inputs
+// (Tile<7, 2> reloads 2 biases and 16 weight registers per 7 rows, and at
+// K = 8 that set-up weighs as much as the FMAs). Same float operations in
+// the same order as Tile, so the same bits. Whole 7-row tiles; returns the
+// rows done.
+__attribute__((target("avx512f"))) size_t RegTilesK8(size_t rows, const float* a, const float* w,
+                                                     float* c, size_t c_stride, __mmask16 mask1,
+                                                     const Epilogue& e) {
+  constexpr int kK = 8, kRows = 7;
+  __m512 wv[kK][2];
+#pragma GCC unroll 8
+  for (int i = 0; i < kK; ++i) {
+    wv[i][0] = _mm512_load_ps(w + kNr * (i + 1));
+    wv[i][1] = _mm512_load_ps(w + kNr * (i + 1) + 16);
+  }
+  size_t r = 0;
+  for (; r + kRows <= rows; r += kRows) {
+    const float* ar = a + r * kK;
+    __m512 acc[kRows][2];
+#pragma GCC unroll 8
+    for (int p = 0; p < kRows; ++p) {
+      acc[p][0] = _mm512_load_ps(w);
+      acc[p][1] = _mm512_load_ps(w + 16);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < kK; ++i) {
+#pragma GCC unroll 8
+      for (int p = 0; p < kRows; ++p) {
+        const __m512 b = _mm512_set1_ps(ar[p * kK + i]);
+        acc[p][0] = _mm512_fmadd_ps(b, wv[i][0], acc[p][0]);
+        acc[p][1] = _mm512_fmadd_ps(b, wv[i][1], acc[p][1]);
+      }
+    }
+#pragma GCC unroll 8
+    for (int p = 0; p < kRows; ++p) {
+      float* cr = c + (r + p) * c_stride;
+      const __m512 lo = _mm512_set1_ps(e.min), hi = _mm512_set1_ps(e.max);
+      _mm512_storeu_ps(cr, _mm512_min_ps(_mm512_max_ps(acc[p][0], lo), hi));
+      _mm512_mask_storeu_ps(cr + 16, mask1, _mm512_min_ps(_mm512_max_ps(acc[p][1], lo), hi));
+    }
+  }
+  return r;
+}
 #endif
 
 }  // namespace
@@ -312,6 +357,8 @@ PointwiseConv::PointwiseConv(int k, int n, const float* weights, const float* bi
   const int last = n % kNr;
   regs_tail_ = !narrow_ && n > kNr && last > 0 && last <= 16 && (k == 16 || k == 24) &&
                !(tail && std::strcmp(tail, "0") == 0);
+  const char* k8 = std::getenv("SLUICE_XNNPACK_PW_K8");
+  k8_ = !narrow_ && k == 8 && n > 16 && n <= kNr && !(k8 && std::strcmp(k8, "0") == 0);
   if (narrow_) {
     const size_t row = 16 * static_cast<size_t>(narrow_regs_);  // floats per K row
     narrow_storage_.assign(row * (static_cast<size_t>(k) + 1) + 16, 0.0f);
@@ -386,6 +433,12 @@ void PointwiseConv::Run(const float* in, const float* residual, float* out, size
                                          out + row_begin * n_, n_, mask, e)
                           : RegTiles<24>(row_end - row_begin, in + row_begin * k_, packed_,
                                          out + row_begin * n_, n_, mask, e);
+  }
+  if (k8_ && !has_residual_ && !has_prelu_ && block_begin == 0 && blocks > 0) {
+    e.residual = nullptr, e.slope = nullptr;
+    const __mmask16 mask1 = static_cast<__mmask16>((1u << (n_ - 16)) - 1);
+    row_begin += RegTilesK8(row_end - row_begin, in + row_begin * k_, packed_,
+                            out + row_begin * n_, n_, mask1, e);
   }
   auto setup = [&](size_t r, size_t blk) {
     if (has_residual_) {

@@ -90,6 +90,8 @@ class PointwiseConv {
   // N > 32 whose last block has <= 16 channels, K = 16 or 24: that block on
   // RegTiles. SLUICE_XNNPACK_PW_REGS_TAIL=0 (read at construction) keeps Tile<1>.
   bool regs_tail_ = false;
+  // K = 8, 16 < N <= 32, no residual / PRELU: RegTilesK8 (SLUICE_XNNPACK_PW_K8).
+  bool k8_ = false;
   // Run's rows as tiles of 7 or 8 rows that cover them exactly where they
   // can (pointwise_conv.cc, TileRows): the last <= 64 rows of a range (64
   // rows in 8 tiles, not 10 with one holding a single row), every row for

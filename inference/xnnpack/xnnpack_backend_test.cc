@@ -448,6 +448,38 @@ TEST(XnnpackBackendTest, RegisterWeightLastBlockMatchesTile1BitForBit) {
   }
 }
 
+// The K = 8 register-weight tile (16 < N <= 32, no ADD / PRELU: the
+// streamed 8 -> 32 expands): the same bits as Tile<2>
+// (SLUICE_XNNPACK_PW_K8=0) and close to the reference, for N = 17, 24, 32
+// and 40 / K = 7, 9 (not taken), rows not whole 7-row tiles, every graph
+// variant (those with ADD / PRELU keep Tile<2>), 1-3 threads. Then the
+// kernel alone (no ADD / PRELU) on row ranges that start mid-image.
+TEST(XnnpackBackendTest, K8RegisterWeightPointwiseMatchesTile2BitForBit) {
+  const int cases = CheckPointwiseCasesAgainstSwitch(
+      "SLUICE_XNNPACK_PW_K8", {{5, 13}, {16, 19}, {3, 3}}, {17, 24, 32, 40}, {7, 8, 9},
+      /*residual_less=*/3, /*seed=*/505,
+      [](int h, int n, int k, int variant) { return k == 8 || (h == 5 && variant == 0); });
+  EXPECT_GT(cases, 40);
+  if (!PointwiseConvAvailable()) return;
+  for (int n : {20, 32}) {
+    const size_t rows = 100;
+    const std::vector<float> w = testing::RandomFloats(n * 8, -1, 1, 506);
+    const std::vector<float> bias = testing::RandomFloats(n, -1, 1, 507);
+    const std::vector<float> in = testing::RandomFloats(rows * 8, -2, 2, 508);
+    auto run = [&](const char* value) {
+      std::vector<float> out(rows * n, -7.0f);
+      const ScopedEnv env("SLUICE_XNNPACK_PW_K8", value);
+      PointwiseConv conv(8, n, w.data(), bias.data(), 0.0f, 6.0f);
+      const size_t bounds[] = {0, 3, 29, 77, 100};
+      for (int i = 0; i < 4; ++i) {
+        conv.Run(in.data(), nullptr, out.data(), bounds[i], bounds[i + 1]);
+      }
+      return out;
+    };
+    ExpectSameBits(run("1"), run("0"), "N=" + std::to_string(n));
+  }
+}
+
 // A k x k, stride `stride` convolution-like op's tensors in `b`: input
 // [1, h, w, c] and output [1, oh, ow, out_c] by TFLite's padding rule (ph and
 // pw for callers that need the padding), and its options.
