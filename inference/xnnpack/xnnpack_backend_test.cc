@@ -340,14 +340,14 @@ int CheckPointwiseCasesAgainstSwitch(const char* switch_name,
 }
 
 // PointwiseConv alone, K = k inputs, N = n outputs, with an ADD and a PRELU
-// after it, on random data (seeds seed .. seed + 4), row ranges bounds[i] ..
-// bounds[i + 1] (bounds.back() rows in all), with the A/B switch `name` set
-// to `value`: row ranges that start mid-image, as threads' chunks and staged
-// sources call it. `split_last`: the last range in two block ranges (blocks
-// 0..1, then 1..end), as a thread's block split runs it.
+// after it (or, with `plain`, neither), on random data (seeds seed .. seed +
+// 4), row ranges bounds[i] .. bounds[i + 1] (bounds.back() rows in all), with
+// the A/B switch `name` set to `value`: row ranges that start mid-image, as
+// threads' chunks and staged sources call it. `split_last`: the last range in
+// two block ranges (blocks 0..1, then 1..end), as a thread's block split runs it.
 std::vector<float> RunPointwiseAlone(int k, int n, uint32_t seed, const char* name,
                                      const char* value, const std::vector<size_t>& bounds,
-                                     bool split_last) {
+                                     bool split_last, bool plain = false) {
   const size_t rows = bounds.back();
   const std::vector<float> w = testing::RandomFloats(n * k, -1, 1, seed);
   const std::vector<float> bias = testing::RandomFloats(n, -1, 1, seed + 1);
@@ -357,15 +357,18 @@ std::vector<float> RunPointwiseAlone(int k, int n, uint32_t seed, const char* na
   std::vector<float> out(rows * n, -7.0f);
   const ScopedEnv env(name, value);
   PointwiseConv conv(k, n, w.data(), bias.data(), -1.5f, 1.5f);
-  conv.SetResidualAdd(-2.0f, 2.0f);
-  conv.SetPrelu(slope.data());
+  if (!plain) {
+    conv.SetResidualAdd(-2.0f, 2.0f);
+    conv.SetPrelu(slope.data());
+  }
+  const float* residual = plain ? nullptr : res.data();
   const size_t last = bounds.size() - 2;
   for (size_t i = 0; i + 1 < bounds.size(); ++i) {
     if (split_last && i == last) {
-      conv.Run(in.data(), res.data(), out.data(), bounds[i], bounds[i + 1], 0, 1);
-      conv.Run(in.data(), res.data(), out.data(), bounds[i], bounds[i + 1], 1);
+      conv.Run(in.data(), residual, out.data(), bounds[i], bounds[i + 1], 0, 1);
+      conv.Run(in.data(), residual, out.data(), bounds[i], bounds[i + 1], 1);
     } else {
-      conv.Run(in.data(), res.data(), out.data(), bounds[i], bounds[i + 1]);
+      conv.Run(in.data(), residual, out.data(), bounds[i], bounds[i + 1]);
     }
   }
   return out;
@@ -462,21 +465,11 @@ TEST(XnnpackBackendTest, K8RegisterWeightPointwiseMatchesTile2BitForBit) {
   EXPECT_GT(cases, 40);
   if (!PointwiseConvAvailable()) return;
   for (int n : {20, 32}) {
-    const size_t rows = 100;
-    const std::vector<float> w = testing::RandomFloats(n * 8, -1, 1, 506);
-    const std::vector<float> bias = testing::RandomFloats(n, -1, 1, 507);
-    const std::vector<float> in = testing::RandomFloats(rows * 8, -2, 2, 508);
-    auto run = [&](const char* value) {
-      std::vector<float> out(rows * n, -7.0f);
-      const ScopedEnv env("SLUICE_XNNPACK_PW_K8", value);
-      PointwiseConv conv(8, n, w.data(), bias.data(), 0.0f, 6.0f);
-      const size_t bounds[] = {0, 3, 29, 77, 100};
-      for (int i = 0; i < 4; ++i) {
-        conv.Run(in.data(), nullptr, out.data(), bounds[i], bounds[i + 1]);
-      }
-      return out;
-    };
-    ExpectSameBits(run("1"), run("0"), "N=" + std::to_string(n));
+    const std::vector<size_t> bounds = {0, 3, 29, 77, 100};
+    ExpectSameBits(
+        RunPointwiseAlone(8, n, 506, "SLUICE_XNNPACK_PW_K8", "1", bounds, false, /*plain=*/true),
+        RunPointwiseAlone(8, n, 506, "SLUICE_XNNPACK_PW_K8", "0", bounds, false, /*plain=*/true),
+        "N=" + std::to_string(n));
   }
 }
 
