@@ -1,5 +1,8 @@
 // `sluice model-info` / `bench-model` through CLI11, as the sluice binary runs them.
+#include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -12,6 +15,7 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 
 std::string RunCli(std::vector<std::string> args) {
   CLI::App app("sluice");
@@ -40,6 +44,43 @@ TEST(ModelCommandsTest, ModelInfoReportsIoMacsParamsAndPlacement) {
   EXPECT_THAT(out, HasSubstr("params: 101390 float weights"));
   EXPECT_THAT(out, HasSubstr("operators: 164 in the file"));
   EXPECT_THAT(out, ContainsRegex("CONV_2D +21  reference 21"));
+}
+
+TEST(ModelCommandsTest, ModelInfoOpsListsEveryOpWithItsShapes) {
+  const std::string out = RunCli({"model-info", Model("face_detection_short_range.tflite"),
+                                  "--backend", "reference", "--ops"});
+  EXPECT_THAT(out, ContainsRegex("\n +0 CONV_2D +reference +t0\\[1,128,128,3\\] -> "
+                                 "t[0-9]+\\[1,64,64,24\\]\n"));
+  // One line per op of the loaded graph: the last index is ops.size() - 1.
+  EXPECT_THAT(out, HasSubstr("73 after load-time folding"));
+  EXPECT_THAT(out, ContainsRegex("\n +72 CONCATENATION +reference "));
+  EXPECT_THAT(out, Not(ContainsRegex("\n +73 [A-Z_0-9]+ +reference ")));
+  EXPECT_THAT(RunCli({"model-info", Model("face_detection_short_range.tflite"), "--backend",
+                      "reference"}),
+              Not(HasSubstr("inputs -> output")));
+}
+
+TEST(ModelCommandsTest, PerOpNamesTheOpsOfFusedSteps) {
+  const std::string out = RunCli({"bench-model", Model("face_detection_short_range.tflite"),
+                                  "--backend", "xnnpack", "--runs", "2", "--warmup", "0",
+                                  "--per-op"});
+  // A fused step's line ("OP TYPE+N ...") ends with its N + 1 ops, OP first.
+  std::istringstream lines(out);
+  int fused_lines = 0;
+  for (std::string line; std::getline(lines, line);) {
+    int op = -1, more = -1;
+    char type[64];
+    if (std::sscanf(line.c_str(), " %d %63[A-Z_0-9]+%d", &op, type, &more) != 3) continue;
+    const size_t at = line.find("  ops ");
+    ASSERT_NE(at, std::string::npos) << line;
+    std::istringstream list(line.substr(at + 6));
+    std::vector<int> ops;
+    for (std::string v; std::getline(list, v, ',');) ops.push_back(std::stoi(v));
+    ASSERT_EQ(ops.size(), static_cast<size_t>(more) + 1) << line;
+    EXPECT_EQ(ops.front(), op) << line;
+    ++fused_lines;
+  }
+  EXPECT_GT(fused_lines, 0);
 }
 
 TEST(ModelCommandsTest, BenchModelLastLineHasTheFixedFormat) {

@@ -48,7 +48,7 @@ void FillInputs(inference::Runner& runner) {
   }
 }
 
-void ModelInfo(const std::string& path, const std::string& backend, int threads) {
+void ModelInfo(const std::string& path, const std::string& backend, int threads, bool list_ops) {
   absl::StatusOr<Model> model = Model::Load(path);
   if (!model.ok()) Fail(model.status());
   const inference::ModelStats stats = inference::ComputeStats(model->graph());
@@ -80,6 +80,27 @@ void ModelInfo(const std::string& path, const std::string& backend, int threads)
       parts.push_back(absl::StrCat(b, " ", c));
     }
     std::printf("%-28s %6d  %s\n", op.c_str(), n, absl::StrJoin(parts, ", ").c_str());
+  }
+  if (!list_ops) return;
+  // --ops: every op of the loaded graph (the indices --per-op prints), with
+  // its non-constant input shapes and its output shape.
+  const inference::ir::Graph& g = model->graph();
+  std::printf("%5s %-26s %-10s %s\n", "op", "type", "on", "inputs -> output");
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const inference::ir::Op& op = g.ops[i];
+    std::vector<std::string> ins;
+    for (int t : op.inputs) {
+      if (t >= 0 && !g.tensors[t].is_constant) {
+        ins.push_back(absl::StrCat("t", t, inference::ir::ShapeString(g.tensors[t].shape)));
+      }
+    }
+    std::vector<std::string> outs;
+    for (int t : op.outputs) {
+      outs.push_back(absl::StrCat("t", t, inference::ir::ShapeString(g.tensors[t].shape)));
+    }
+    std::printf("%5zu %-26s %-10s %s -> %s\n", i, std::string(inference::ir::OpTypeName(op.type)).c_str(),
+                i < placement.size() ? placement[i].c_str() : "?", absl::StrJoin(ins, " ").c_str(),
+                absl::StrJoin(outs, " ").c_str());
   }
 }
 
@@ -133,10 +154,14 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
     const std::string label = fused > 0 ? absl::StrCat(type, "+", fused) : type;
     Agg& a = by_type[kind];
     ++a.n, a.ms += t.min_ms, a.flop += flop;
-    std::printf("%5d %-24s %-10s %-22s %9.2f %7.3f %6.2f %8.1f\n", t.op, label.c_str(),
+    // Fused steps end with the ops they run ("ops 101,100,102"), so that
+    // steps fused differently (e.g. at another thread count) can be matched.
+    const std::string fused_ops =
+        fused > 0 ? absl::StrCat("  ops ", absl::StrJoin(t.ops, ",")) : std::string();
+    std::printf("%5d %-24s %-10s %-22s %9.2f %7.3f %6.2f %8.1f%s\n", t.op, label.c_str(),
                 static_cast<size_t>(t.op) < placement.size() ? placement[t.op].c_str() : "?",
                 out.c_str(), flop / 1e6, t.min_ms, 100.0 * t.min_ms / sum,
-                t.min_ms > 0 ? flop / (t.min_ms * 1e6) : 0.0);
+                t.min_ms > 0 ? flop / (t.min_ms * 1e6) : 0.0, fused_ops.c_str());
   }
   std::printf("\nby type:\n%-28s %5s %9s %7s %6s %8s\n", "type", "count", "MFLOP", "ms", "%",
               "GFLOP/s");
@@ -197,7 +222,7 @@ void AddModelCommands(CLI::App& app) {
   struct Options {
     std::string model, backend = "auto";
     int threads = 1, runs = 20, warmup = 3, batch = 1;
-    bool per_op = false;
+    bool per_op = false, list_ops = false;
   };
   auto opts = std::make_shared<Options>();
 
@@ -207,7 +232,10 @@ void AddModelCommands(CLI::App& app) {
   info->add_option("MODEL", opts->model, ".tflite file")->required();
   info->add_option("--backend", opts->backend, "reference, xnnpack, cuda or auto");
   info->add_option("--threads", opts->threads, "CPU threads")->check(CLI::PositiveNumber);
-  info->callback([opts] { ModelInfo(opts->model, opts->backend, opts->threads); });
+  info->add_flag("--ops", opts->list_ops,
+                 "also list every op (the indices bench-model --per-op prints) with its shapes");
+  info->callback(
+      [opts] { ModelInfo(opts->model, opts->backend, opts->threads, opts->list_ops); });
 
   CLI::App* bench = app.add_subcommand("bench-model",
                                        "Times a .tflite model on one backend; the last "
