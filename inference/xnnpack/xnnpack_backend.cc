@@ -700,7 +700,8 @@ bool PlainAddRowShape(const ir::Shape& ys, PlainAddShape* shape) {
 // output floats (smaller ones stay inside XNNPACK's segments) on our kernel
 // (max_pool.h). SLUICE_XNNPACK_MAXPOOL=0: not.
 constexpr int64_t kMaxPoolMinFloats = 4096;
-bool OwnMaxPoolShape(const GraphInfo& info, int op_index, MaxPool2x2Shape* shape) {
+bool OwnMaxPoolShape(const GraphInfo& info, int op_index, MaxPool2x2Shape* shape,
+                     int64_t min_floats = kMaxPoolMinFloats) {
   const ir::Graph& g = info.graph();
   const ir::Op& op = g.ops[op_index];
   if (op.type != ir::OpType::kMaxPool2D || op.inputs.empty() || op.outputs.empty() ||
@@ -720,7 +721,7 @@ bool OwnMaxPoolShape(const GraphInfo& info, int op_index, MaxPool2x2Shape* shape
   s.in_h = x[1], s.in_w = x[2], s.channels = x[3];
   s.out_h = x[1] / 2, s.out_w = x[2] / 2;
   if (ph.pad_before != 0 || pw.pad_before != 0 || ph.out != s.out_h || pw.out != s.out_w ||
-      y != ir::Shape{1, s.out_h, s.out_w, s.channels} || ir::NumElements(y) < kMaxPoolMinFloats ||
+      y != ir::Shape{1, s.out_h, s.out_w, s.channels} || ir::NumElements(y) < min_floats ||
       !MaxPool2x2::Supports(s)) {
     return false;
   }
@@ -1114,12 +1115,18 @@ size_t PointwiseChunkRows(size_t rows, size_t k, size_t blocks, size_t threads) 
 
 // Streamed pairs (stream_conv.h): bands of output rows, each with its own
 // scratch (ring or row buffer), about two bands per thread.
+bool PairByBlock(const ir::Shape& mid, int n);  // (below, with its kernel)
+
 template <typename Conv>
 struct BandTask {
   const Conv* conv;
   const float* in;
   const float* residual;
   float* out;
+  // OwnChain::pool on a band kernel: each band pools the output rows it has
+  // just written (pool rows whose two input rows are both in the band).
+  std::shared_ptr<const MaxPool2x2> pool;
+  float* pool_out = nullptr;
   int rows = 0, bands = 1;
   size_t scratch_floats = 0;  // per band, whole cache lines
   std::vector<float> storage;
@@ -1130,8 +1137,9 @@ void RunBand(void* context, size_t band) {
   const auto* t = static_cast<const BandTask<Conv>*>(context);
   PoolTakeOver(t);
   const int b = static_cast<int>(band);
-  t->conv->Run(t->in, t->residual, t->out, b * t->rows / t->bands, (b + 1) * t->rows / t->bands,
-               t->scratch + band * t->scratch_floats);
+  const int r0 = b * t->rows / t->bands, r1 = (b + 1) * t->rows / t->bands;
+  t->conv->Run(t->in, t->residual, t->out, r0, r1, t->scratch + band * t->scratch_floats);
+  if (t->pool) t->pool->Run(t->out, t->pool_out, (r0 + 1) / 2, r1 / 2);
   PoolHandOff(t);
 }
 
@@ -1815,6 +1823,41 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A MAX_POOL 2x2 stride 2 of a streamed DEPTHWISE -> 1x1 (+ ADD) pair's
+  // output (hand_recrop's and face_detection's residual blocks before a
+  // downsampling): pooled by each band from the rows it has just written, on
+  // the core that wrote them, instead of a later step that re-reads them
+  // (half of them from the other core with threads). The pool's output is
+  // then written where the pair runs (OwnChain::out3, planned as the stem's).
+  // SLUICE_XNNPACK_BAND_POOL=0: the pool stays a step of its own.
+  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_BAND_POOL")) {
+    std::vector<int> pairs;
+    for (const auto& [at, c] : chains) {
+      if (c.dw >= 0 && c.pool < 0 && c.out3 < 0) pairs.push_back(at);
+    }
+    for (int at : pairs) {
+      OwnChain& c = chains[at];
+      const ir::Tensor& mid = graph.tensors[graph.ops[c.conv].inputs[0]];
+      const ir::Shape& y = graph.tensors[graph.ops[c.conv].outputs[0]].shape;
+      if (graph_outputs_.count(c.out) ||
+          (pool_ && PairByBlock(mid.shape, y.empty() ? 0 : static_cast<int>(y.back())))) {
+        continue;  // (by-block bands are not row bands)
+      }
+      for (int m : consumers[c.out]) {
+        auto mc = chains.find(m);
+        const bool own_pool = mc != chains.end() && mc->second.max_pool && mc->second.conv == m;
+        if (m <= c.last() || (kind[m] != Kind::kXnn && !own_pool) ||
+            graph.ops[m].inputs[0] != c.out || !OwnMaxPoolShape(info, m, nullptr, 0)) {
+          continue;
+        }
+        if (own_pool) chains.erase(mc);
+        c.pool = m, c.out3 = graph.ops[m].outputs[0];
+        kind[m] = Kind::kOwn;
+        break;
+      }
+    }
+  }
+
   // A tail of independent branches runs side by side on the pool
   // (branch_schedule.h); SLUICE_XNNPACK_BRANCHES=0 runs it step by step.
   BranchSplit branch;
@@ -2245,6 +2288,17 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareBandKernel(
   }
   pthreadpool_t pool = pool_;
   task->rows = conv->rows();
+  if (c.out3 >= 0) {  // (MaxPoolAfterBands)
+    MaxPool2x2Shape ps;
+    task->pool_out = static_cast<float*>(TensorAddress(c.out3));
+    if (!OwnMaxPoolShape(GraphInfo(g), c.pool, &ps, 0) || !task->pool_out ||
+        g.ops[c.pool].inputs[0] != c.out || ps.in_h != task->rows) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.pool), ": not for our kernel"));
+    }
+    float lo, hi;
+    ir::ActivationRange(g.ops[c.pool].opts<ir::Pool2DOptions>().activation, &lo, &hi);
+    task->pool = std::make_shared<const MaxPool2x2>(ps, lo, hi);
+  }
   if (pool) {
     const int threads = static_cast<int>(pthreadpool_get_threads_count(pool));
     // Below 48 rows (the small pairs StreamSmallProjectOnPool adds) one band
@@ -2264,8 +2318,14 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareBandKernel(
       PoolHandOff(task.get());
       pthreadpool_parallelize_1d(pool, RunBand<Conv>, task.get(), task->bands, 0);
       PoolTakeOver(task.get());
+      // Pool rows across an odd band boundary: their input rows are complete now.
+      for (int b = 1; task->pool && b < task->bands; ++b) {
+        const int r = b * task->rows / task->bands;
+        if (r % 2 == 1) task->pool->Run(task->out, task->pool_out, r / 2, r / 2 + 1);
+      }
     } else {
       conv->Run(task->in, task->residual, task->out, 0, task->rows, task->scratch);
+      if (task->pool) task->pool->Run(task->out, task->pool_out, 0, task->rows / 2);
     }
   });
 }

@@ -3726,7 +3726,7 @@ TEST(XnnpackBackendTest, SmallPairsSplitTheirPointwiseByBlockWithTheSameBits) {
 
 // hand_recrop's block: x (8 ch) -> DEPTHWISE 3x3 SAME -> CONV 1x1 8 -> 16 ->
 // ADD(PAD(r 8 -> 16 channels)) (dw8_pw16.h). `act` for all three ops.
-ir::Graph Dw8Pw16Graph(int h, int w, ir::Activation act, bool bias) {
+ir::Graph Dw8Pw16Graph(int h, int w, ir::Activation act, bool bias, bool pool = false) {
   GraphBuilder b("dw8_pw16");
   const int x = b.Input({1, h, w, 8});
   const int r = b.Input({1, h, w, 8});
@@ -3751,8 +3751,82 @@ ir::Graph Dw8Pw16Graph(int h, int w, ir::Activation act, bool bias) {
   ir::BinaryOptions ao;
   ao.activation = act;
   b.Op(OpType::kAdd, {c, rp}, {out}, ao);
-  b.Output(out);
+  if (!pool) {
+    b.Output(out);
+    return b.Build();
+  }
+  // As in hand_recrop: the block's output feeds the next block (here an ADD
+  // of it with itself, first in op order) and a 2x2 stride-2 MAX_POOL.
+  const int next = b.Tensor({1, h, w, 16});
+  b.Op(OpType::kAdd, {out, out}, {next}, ir::BinaryOptions{});
+  const int pooled = b.Tensor({1, h / 2, w / 2, 16});
+  ir::Pool2DOptions po;
+  po.padding = ir::Padding::kValid;
+  po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
+  po.activation = act;
+  b.Op(OpType::kMaxPool2D, {out}, {pooled}, po);
+  b.Output(next);
+  b.Output(pooled);
   return b.Build();
+}
+
+// Both outputs of a graph, one after the other.
+std::vector<float> RunOnBoth(const Backend& backend, const ir::Graph& g,
+                             const std::vector<std::vector<float>>& in, int threads) {
+  auto m = backend.Compile(g, BackendOptions{threads});
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return {};
+  for (size_t i = 0; i < in.size(); ++i) {
+    std::memcpy((*m)->Inputs()[i].data, in[i].data(), in[i].size() * sizeof(float));
+  }
+  EXPECT_TRUE((*m)->Invoke().ok());
+  std::vector<float> out;
+  for (const IoTensor& t : (*m)->Outputs()) {
+    const float* p = static_cast<const float*>(t.data);
+    out.insert(out.end(), p, p + t.num_elements());
+  }
+  return out;
+}
+
+// The MAX_POOL after a streamed DEPTHWISE -> 1x1 (+ ADD) pair, taken by the
+// pair's bands (Dw8Pw16 and, with it switched off, DepthwisePointwise): the
+// same bits as the pool's own step, odd heights and odd band boundaries too.
+TEST(XnnpackBackendTest, PoolAfterBandsIsBitExactWithTheSwitchOff) {
+  const ScopedEnv stream("SLUICE_XNNPACK_STREAM", "all");
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    int h, w;
+    ir::Activation act;
+  };
+  for (const char* dw8 : {"1", "0"}) {
+    const ScopedEnv kernel("SLUICE_XNNPACK_DW8_PW16", dw8);
+    for (const Case& k : {Case{64, 64, ir::Activation::kNone}, Case{13, 21, ir::Activation::kRelu6},
+                          Case{7, 15, ir::Activation::kRelu}, Case{2, 3, ir::Activation::kNone},
+                          Case{33, 32, ir::Activation::kNone}}) {
+      SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " DW8_PW16=" << dw8);
+      const ir::Graph g = Dw8Pw16Graph(k.h, k.w, k.act, true, /*pool=*/true);
+      std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * 8, -2, 2, 207 + k.w),
+                                            testing::RandomFloats(k.h * k.w * 8, -2, 2, 208 + k.h)};
+      for (size_t i = 0; i < in[0].size(); i += 3) in[0][i] = -std::fabs(in[0][i]);
+      const std::vector<float> want = RunOnBoth(*ref, g, in, 1);
+      for (int threads = 1; threads <= 3; ++threads) {
+        const std::vector<float> got = RunOnBoth(*xnn, g, in, threads);
+        std::vector<float> off;
+        {
+          const ScopedEnv no("SLUICE_XNNPACK_BAND_POOL", "0");
+          off = RunOnBoth(*xnn, g, in, threads);
+        }
+        ExpectSameBits(got, off, "threads " + std::to_string(threads));
+        ExpectNear(got, want, 1e-4f);
+      }
+    }
+    // One parallel call fewer on two threads: the pool is no step of its own.
+    const ir::Graph g = Dw8Pw16Graph(64, 64, ir::Activation::kNone, true, true);
+    const int on = PoolCallsPerInvoke(*xnn, g, 2);
+    const ScopedEnv no("SLUICE_XNNPACK_BAND_POOL", "0");
+    EXPECT_EQ(on, PoolCallsPerInvoke(*xnn, g, 2) - 1) << "DW8_PW16=" << dw8;
+  }
 }
 
 TEST(XnnpackBackendTest, Dw8Pw16IsBitExactWithTheSwitchOff) {
