@@ -1,5 +1,7 @@
 #include "inference/xnnpack/add_mean.h"
 
+#include <algorithm>
+
 #include "inference/xnnpack/pointwise_conv.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -96,6 +98,34 @@ __attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, con
   }
 }
 
+// Blocks [q0, q1) of group g added to the running sum at `acc` (Group's
+// order; block 0 starts it).
+__attribute__((target("avx512f"))) void ChainBlocks(const AddMeanShape& s, const float* clamp,
+                                                    const float* a, const float* b, float* acc_at,
+                                                    int g, int q0, int q1) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t k = static_cast<size_t>(g) * kLanes;
+  const __mmask16 m = GroupMask(c, k);
+  const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
+  const size_t n = static_cast<size_t>(s.pixels);
+  a += k, b += k;
+  __m512 x[7];
+  __m512 acc = _mm512_loadu_ps(acc_at);
+  for (int q = q0; q < q1; ++q) {
+    const size_t p = static_cast<size_t>(q) * 7;
+#pragma GCC unroll 7
+    for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
+    if (q == 0) {
+      acc = FirstBlockSum(x);
+      continue;
+    }
+    const __m512 s0123 = _mm512_add_ps(_mm512_add_ps(x[0], x[1]), _mm512_add_ps(x[2], x[3]));
+    const __m512 s456a = _mm512_add_ps(_mm512_add_ps(x[4], x[5]), _mm512_add_ps(x[6], acc));
+    acc = _mm512_add_ps(s0123, s456a);
+  }
+  _mm512_storeu_ps(acc_at, acc);
+}
+
 __attribute__((target("avx512f"))) void FinishGroup(const AddMeanShape& s, const float* clamp,
                                                     float scale, const float* scratch, int blocks,
                                                     float* out, int g) {
@@ -111,6 +141,38 @@ __attribute__((target("avx512f"))) void FinishGroup(const AddMeanShape& s, const
     acc = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
   }
   StoreMean(acc, scale, clamp, m, out + k);
+}
+
+// FinishGroup for groups g0 .. g0 + 3 (those below `groups`) at once: four
+// independent chains, so their adds' latencies overlap (each group's adds in
+// its own order: the same bits).
+__attribute__((target("avx512f"))) void FinishFour(const AddMeanShape& s, const float* clamp,
+                                                   float scale, const float* scratch, int blocks,
+                                                   float* out, int g0, int groups, int q0,
+                                                   const float* acc_at) {
+  const size_t c = static_cast<size_t>(s.channels);
+  const size_t stride = static_cast<size_t>(blocks) * 3 * kLanes;  // a group's sums
+  const float* sc[4];
+  __m512 acc[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const int g = std::min(g0 + j, groups - 1);  // (past the last: a copy, not stored)
+    sc[j] = scratch + static_cast<size_t>(g) * stride;
+    acc[j] = q0 == 0 ? _mm512_loadu_ps(sc[j]) : _mm512_loadu_ps(acc_at + g * kLanes);
+  }
+  for (int q = q0 == 0 ? 1 : q0; q < blocks; ++q) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const float* o = sc[j] + static_cast<size_t>(q) * 3 * kLanes;
+      const __m512 s456a = _mm512_add_ps(_mm512_loadu_ps(o + kLanes),
+                                         _mm512_add_ps(_mm512_loadu_ps(o + 2 * kLanes), acc[j]));
+      acc[j] = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
+    }
+  }
+  for (int j = 0; j < 4 && g0 + j < groups; ++j) {
+    const size_t k = static_cast<size_t>(g0 + j) * kLanes;
+    StoreMean(acc[j], scale, clamp, GroupMask(c, k), out + k);
+  }
 }
 #endif
 
@@ -153,6 +215,26 @@ void AddMean::Finish(const float* scratch, float* out, int group_begin, int grou
   }
 #else
   (void)scratch, (void)out, (void)group_begin, (void)group_end;
+#endif
+}
+
+void AddMean::Chain(const float* a, const float* b, float* acc, int g, int block_begin,
+                    int block_end) const {
+#if SLUICE_ADDMEAN_AVX512
+  ChainBlocks(s_, clamp_, a, b, acc, g, block_begin, block_end);
+#else
+  (void)a, (void)b, (void)acc, (void)g, (void)block_begin, (void)block_end;
+#endif
+}
+
+void AddMean::FinishFrom(const float* scratch, const float* acc, int block_begin,
+                         float* out) const {
+#if SLUICE_ADDMEAN_AVX512
+  for (int g = 0; g < groups(); g += 4) {
+    FinishFour(s_, clamp_, scale_, scratch, blocks(), out, g, groups(), block_begin, acc);
+  }
+#else
+  (void)scratch, (void)acc, (void)block_begin, (void)out;
 #endif
 }
 

@@ -44,6 +44,19 @@ class AddMean {
                int block_end) const;
   void Finish(const float* scratch, float* out, int group_begin, int group_end) const;
 
+  // The chain taken as the blocks arrive (same bits as Partial, then Finish):
+  // Chain() adds blocks [block_begin, block_end) of group g to the running sum
+  // `acc` (16 floats; block 0 sets it), storing nothing; so a thread that
+  // takes the blocks in order keeps the chain's dependent adds behind the
+  // loads of the next blocks. FinishFrom() runs Finish's chain from block
+  // `block_begin` on (stored sums, as Partial wrote them), starting from the
+  // running sums `acc` of the blocks before it (groups() x 16 floats; unread
+  // when block_begin is 0), and stores the mean (four groups' chains at
+  // once: independent, so their latencies overlap).
+  void Chain(const float* a, const float* b, float* acc, int g, int block_begin,
+             int block_end) const;
+  void FinishFrom(const float* scratch, const float* acc, int block_begin, float* out) const;
+
  private:
   AddMeanShape s_;
   float clamp_[4];  // add min, max; pool min, max

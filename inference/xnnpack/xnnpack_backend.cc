@@ -4,6 +4,7 @@
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -1604,7 +1605,12 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   // and no re-read of the 1x1's output. (One thread: measured no faster, the
   // skip's read from L3 dominates; kept as two steps.)
   // SLUICE_XNNPACK_STAGED_MEAN=0: not (for A/B).
-  if (OwnGemmEnabled() && FuseAddEnabled() && pool_ != nullptr &&
+  // SLUICE_XNNPACK_STAGED_MEAN_1T=1: also on one thread (the chain then runs
+  // as the rows arrive, MeanChain; for A/B).
+  const char* one_thread = std::getenv("SLUICE_XNNPACK_STAGED_MEAN_1T");
+  const bool staged_mean_1t = one_thread && std::strcmp(one_thread, "1") == 0 &&
+                              KernelSwitchOn("SLUICE_XNNPACK_MEAN_CHAIN");
+  if (OwnGemmEnabled() && FuseAddEnabled() && (pool_ != nullptr || staged_mean_1t) &&
       KernelSwitchOn("SLUICE_XNNPACK_STAGED_MEAN")) {
     std::vector<int> means;
     for (const auto& [at, c] : chains) {
@@ -2062,8 +2068,10 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       ASSIGN_OR_RETURN(reference::Kernel k, PrepareOwnKernel(info, c->second));
       steps_.push_back(Step{nullptr, std::move(k), c->second.conv, c->second.ops()});
       const OwnChain& o = c->second;
-      for (int t : {o.in, o.residual, o.gate, o.gate_b, o.matrix}) range(t, &access.reads);
-      for (int t : {o.out, o.out2, o.out3}) range(t, &access.writes);
+      for (int t : {o.in, o.residual, o.gate, o.gate_b, o.matrix, o.mean_b}) {
+        range(t, &access.reads);
+      }
+      for (int t : {o.out, o.out2, o.out3, o.mean_out}) range(t, &access.writes);
       access.work = work_of({o.conv, o.pw, o.dw, o.expand, o.scale, o.scale2}, o.out);
       access.barrier = false;
     } else if (kind[i] == Kind::kIsland) {
@@ -2932,6 +2940,18 @@ class ResizeSource : public PixelSource {
   ResizeBilinear k_;
   const float* x_;
 };
+// The staged mean's chain taken in the tasks: a task whose first block is
+// where the chain has got to (`at`, blocks, reset before each call) adds its
+// blocks to the running sums (AddMean::Chain) instead of storing them, then
+// moves `at` to its end (release: `acc` is written first); the other tasks
+// store as before and the caller chains the rest (AddMean::FinishFrom). With
+// the pool's halving claims the caller takes the first half of the chunks in
+// order: that half of the serial chain leaves the critical path (one thread:
+// all of it). Same adds in the same order, so the same bits.
+struct MeanChain {
+  std::atomic<size_t> at{0};
+  std::vector<float> acc;  // groups() x 16: the running sums of blocks [0, at)
+};
 struct StagedPointwiseTask {
   std::shared_ptr<const PointwiseTask> p;
   std::unique_ptr<const PixelSource> source;
@@ -2943,18 +2963,25 @@ struct StagedPointwiseTask {
   float* mean_out = nullptr;
   std::vector<float> mean_storage;  // Partial's sums (AddMean::ScratchFloats())
   float* mean_scratch = nullptr;  // mean_storage's data
+  // SLUICE_XNNPACK_MEAN_CHAIN: the chain taken in the tasks (MeanChain).
+  std::unique_ptr<MeanChain> chain;
 };
 // The mean's block sums (OwnChain::mean_add) from block `done` to the last
 // whole 7-pixel block that the conv's output rows below `r` complete (all
 // blocks at the last row: the last one is padded with zeros); returns the
 // next block to take.
-size_t StagedMeanPartial(const StagedPointwiseTask& t, size_t done, size_t r) {
+size_t StagedMeanPartial(const StagedPointwiseTask& t, size_t done, size_t r, bool chained) {
   const AddMean& k = *t.mean;
   const size_t upto = r >= t.p->rows ? static_cast<size_t>(k.blocks()) : r / 7;
   if (upto <= done) return done;
   for (int g = 0; g < k.groups(); ++g) {
-    k.Partial(t.p->out, t.mean_b, t.mean_scratch, g, static_cast<int>(done),
-              static_cast<int>(upto));
+    if (chained) {  // (MeanChain)
+      k.Chain(t.p->out, t.mean_b, t.chain->acc.data() + static_cast<size_t>(g) * 16, g,
+              static_cast<int>(done), static_cast<int>(upto));
+    } else {
+      k.Partial(t.p->out, t.mean_b, t.mean_scratch, g, static_cast<int>(done),
+                static_cast<int>(upto));
+    }
   }
   return upto;
 }
@@ -2970,14 +2997,17 @@ void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t e
   const size_t rows = std::min(std::max<size_t>(4096 / k, 8 * kTile), GatedAdd::kStageFloats / k);
   const size_t step = std::max<size_t>(1, rows / kTile) * kTile;
   size_t done = begin / 7;  // OwnChain::mean_add: tasks start at whole blocks
+  // (MeanChain) the chain has reached this task's first block: take it on.
+  const bool chained = t.chain && t.chain->at.load(std::memory_order_acquire) == done;
   for (size_t r = begin; r < end;) {
     const size_t m = std::min(t.source->ChunkEnd(r, step, GatedAdd::kStageFloats / k), end) - r;
     t.source->Fill(r, m, stage);
     conv.Run(stage, t.p->residual ? t.p->residual + r * t.residual_channels : nullptr,
              t.p->out + r * n, 0, m);
     r += m;
-    if (t.mean) done = StagedMeanPartial(t, done, r);
+    if (t.mean) done = StagedMeanPartial(t, done, r, chained);
   }
+  if (chained) t.chain->at.store(done, std::memory_order_release);
 }
 void RunStagedPointwiseTask(void* context, size_t chunk) {
   const auto* t = static_cast<const StagedPointwiseTask*>(context);
@@ -3045,6 +3075,10 @@ absl::Status XnnpackModel::SetStagedMean(const GraphInfo& info, const OwnChain& 
   }
   t->mean_storage.assign(t->mean->ScratchFloats(), 0.0f);
   t->mean_scratch = t->mean_storage.data();
+  if (KernelSwitchOn("SLUICE_XNNPACK_MEAN_CHAIN")) {
+    t->chain = std::make_unique<MeanChain>();
+    t->chain->acc.assign(static_cast<size_t>(t->mean->groups()) * 16, 0.0f);
+  }
   return absl::OkStatus();
 }
 
@@ -3057,6 +3091,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
   if (c.mean_add >= 0) RETURN_IF_ERROR(SetStagedMean(info, c, t.get()));
   pthreadpool_t pool = pool_;
   return reference::Kernel([conv, t, pool] {
+    if (t->chain) t->chain->at.store(0, std::memory_order_relaxed);
     if (pool) {
       PoolHandOff(t.get());
       pthreadpool_parallelize_1d(pool, RunStagedPointwiseTask, t.get(), t->p->chunks, 0);
@@ -3064,7 +3099,13 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
     } else {
       RunStagedPointwiseRows(*t, 0, t->p->rows);
     }
-    if (t->mean) t->mean->Finish(t->mean_scratch, t->mean_out, 0, t->mean->groups());
+    if (t->chain) {
+      const size_t at = t->chain->at.load(std::memory_order_acquire);
+      t->mean->FinishFrom(t->mean_scratch, t->chain->acc.data(), static_cast<int>(at),
+                          t->mean_out);
+    } else if (t->mean) {
+      t->mean->Finish(t->mean_scratch, t->mean_out, 0, t->mean->groups());
+    }
   });
 }
 

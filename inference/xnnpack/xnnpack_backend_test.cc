@@ -19,6 +19,7 @@
 #include "inference/reference/reference_kernels.h"
 #include "inference/testing/graph_builder.h"
 #include "inference/testing/op_harness.h"
+#include "inference/xnnpack/add_mean.h"
 #include "inference/xnnpack/branch_schedule.h"
 #include "inference/xnnpack/conv2x2.h"
 #include "inference/xnnpack/gemv_conv.h"
@@ -3641,6 +3642,102 @@ TEST(XnnpackBackendTest, StagedMeanKeepsTheBits) {
   }
 }
 
+
+// The staged mean's chain taken as the blocks arrive (AddMean::Chain /
+// FinishFrom, MeanChain): against the one-pass kernel (AddMean::Run, Group's
+// chain), with the blocks chained up to a split point and stored (Partial)
+// after it, over several splits (0, 1, the middle, all but one, all) and
+// uneven Chain calls; 16 / 24 / 40 / 5 / 128 / 80 channels (1-8 groups, four
+// chained at once in FinishFrom, masked lanes),
+// pixel counts with and without a padded last block, both clamps reached.
+TEST(XnnpackBackendTest, AddMeanChainMatchesTheOnePassKernel) {
+  AddMeanShape probe;
+  probe.pixels = 64, probe.channels = 16;
+  if (!AddMean::Supports(probe)) GTEST_SKIP() << "no AVX-512F";
+  for (const auto& [pixels, channels] : std::vector<std::pair<int, int>>{
+           {16384, 16}, {1024, 24}, {64, 40}, {50, 5}, {8, 16}, {1317 * 7, 24}, {256, 128},
+           {144, 80}}) {
+    SCOPED_TRACE(::testing::Message() << pixels << " px x " << channels);
+    AddMeanShape s;
+    s.pixels = pixels, s.channels = channels;
+    const AddMean k(s, -1.5f, 1.5f, -0.5f, 0.25f);
+    const size_t n = static_cast<size_t>(pixels) * channels;
+    const std::vector<float> a = testing::RandomFloats(n, -1, 1, 321);
+    const std::vector<float> b = testing::RandomFloats(n, -1, 1, 322);
+    std::vector<float> want(channels);
+    k.Run(a.data(), b.data(), want.data(), 0, k.groups());
+    const int blocks = k.blocks();
+    for (const int split : {0, 1, blocks / 2, blocks - 1, blocks}) {
+      std::vector<float> scratch(k.ScratchFloats(), 7.0f), acc(k.groups() * 16, 3.0f);
+      for (int g = 0; g < k.groups(); ++g) {
+        // Uneven pieces: one block, then 5, then the rest (as staged rows come).
+        for (int q = 0; q < split;) {
+          const int e = std::min(split, q == 0 ? 1 : q + 5 + q % 3);
+          k.Chain(a.data(), b.data(), acc.data() + g * 16, g, q, e);
+          q = e;
+        }
+        k.Partial(a.data(), b.data(), scratch.data(), g, split, blocks);
+      }
+      std::vector<float> got(channels, 9.0f);
+      k.FinishFrom(scratch.data(), acc.data(), split, got.data());
+      ExpectSameBits(got, want, "chained up to block " + std::to_string(split));
+    }
+  }
+}
+
+// The staged mean's chain in the 1x1's tasks (SLUICE_XNNPACK_MEAN_CHAIN): the
+// same bits as the chain run after the call (the switch off) at 1-3 threads,
+// and on one thread with the mean staged (SLUICE_XNNPACK_STAGED_MEAN_1T=1)
+// the same bits as the two steps.
+TEST(XnnpackBackendTest, StagedMeanChainKeepsTheBits) {
+  using A = ir::Activation;
+  if (std::getenv("SLUICE_XNNPACK_STAGED_MEAN") || std::getenv("SLUICE_XNNPACK_MEAN_CHAIN")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const std::vector<ir::Graph> graphs = {
+      StagedMeanGraph(64, 64, 128, 128, 16, 16, false, false, A::kNone, true),
+      StagedMeanGraph(16, 16, 32, 32, 128, 24, false, true, A::kNone, false),
+      StagedMeanGraph(19, 15, 37, 29, 24, 16, false, false, A::kRelu6, true),
+      StagedMeanGraph(0, 0, 33, 41, 24, 40, true, true, A::kNone, false),
+      StagedMeanGraph(0, 0, 3, 5, 16, 16, true, false, A::kRelu, true),
+  };
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "graph " << i);
+    const ir::Graph& g = graphs[i];
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> off =
+          RunOnSwitchedOff("SLUICE_XNNPACK_MEAN_CHAIN", *xnn, g, in, threads);
+      ExpectNear(off, want, 1e-4f);
+      // Several invocations of one model: which tasks chain depends on when
+      // the workers join.
+      auto m = xnn->Compile(g, BackendOptions{threads});
+      ASSERT_TRUE(m.ok()) << m.status();
+      for (size_t j = 0; j < in.size(); ++j) {
+        std::memcpy((*m)->Inputs()[j].data, in[j].data(), in[j].size() * sizeof(float));
+      }
+      for (int run = 0; run < 20; ++run) {
+        ASSERT_TRUE((*m)->Invoke().ok());
+        const IoTensor& o = (*m)->Outputs()[0];
+        ExpectSameBits(std::vector<float>(o.f32(), o.f32() + o.num_elements()), off,
+                       std::to_string(threads) + " threads, run " + std::to_string(run));
+      }
+    }
+    ScopedEnv one("SLUICE_XNNPACK_STAGED_MEAN_1T", "1");
+    const std::vector<float> staged = RunOn(*xnn, g, in, 1);
+    ExpectSameBits(staged, RunOnSwitchedOff("SLUICE_XNNPACK_STAGED_MEAN", *xnn, g, in, 1),
+                   "one thread, staged");
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0 && PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM") &&
+        !std::getenv("SLUICE_XNNPACK_FUSE_ADD") && !std::getenv("SLUICE_XNNPACK_GATE_MUL")) {
+      ScopedEnv off("SLUICE_XNNPACK_STAGED_MEAN_1T", "0");
+      EXPECT_LT(steps, ProfiledSteps(*xnn, g));  // one thread: the mean staged
+    }
+  }
+}
 
 // The direct stem (StemConv::direct(): Stage only records the input) runs as
 // one parallel call, Compute's, with Stage on the caller: the same bits as the
