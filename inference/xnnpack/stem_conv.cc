@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "inference/xnnpack/pointwise_conv.h"
 
@@ -107,6 +108,8 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
   unbounded_ = !(unbounded && std::strcmp(unbounded, "0") == 0);
   const char* k2_unbounded = std::getenv("SLUICE_XNNPACK_STEM_K2_UNBOUNDED");
   k2_unbounded_ = !(k2_unbounded && std::strcmp(k2_unbounded, "0") == 0);
+  const char* strip = std::getenv("SLUICE_XNNPACK_STEM_STRIP");
+  if (strip && *strip) strip_ = std::max(0, std::atoi(strip)) / 8 * 8;
   lanes_ = UsesLanes(s);
   blocks_ = (s.out_channels + kLanes - 1) / kLanes;
   const int width = lanes_ ? s.out_channels : blocks_ * kLanes;
@@ -278,6 +281,20 @@ void StemConv::SetSecondOutput(float* out2, const float* slope, const float* sca
   tail_.bias2.assign(oc, 0.0f);
   if (bias) tail_.bias2.assign(bias, bias + oc);
   tail_.lo2 = lo, tail_.hi2 = hi;
+}
+
+bool StemConv::TakesNext(const StemConvShape& s, const StemConvShape& n) {
+  const char* e = std::getenv("SLUICE_XNNPACK_STEM_NEXT");
+  return !(e && std::strcmp(e, "0") == 0) && TakesTail(s) && UsesPairs(s) && s.kernel_h == 3 &&
+         s.out_h % 2 == 0 && s.out_w % 8 == 0 && TakesTail(n) && UsesPairs(n) &&
+         n.kernel_h == 2 && n.kernel_w == 2 && n.stride_h == 2 && n.stride_w == 2 &&
+         n.pad_top == 0 && n.pad_left == 0 && n.channels == 8 && n.in_h == s.out_h &&
+         n.in_w == s.out_w && n.out_h == s.out_h / 2 && n.out_w == s.out_w / 2;
+}
+
+void StemConv::SetNext(std::shared_ptr<const StemConv> next, float* out) {
+  next_ = std::move(next);
+  next_out_ = out;
 }
 
 void StemConv::SetPrelu(const float* slope) {
@@ -502,6 +519,7 @@ __attribute__((target("avx512f"))) void LaneRows(const StemConvShape& s, const f
 
 // What the 8-channel direct variant does after the sums (StemConv::min_ ..
 // tail_).
+struct PairNext;
 struct DirectEpilogue {
   float lo, hi;  // the conv's clamp
   int act;       // 0 none, 1 HARD_SWISH, 2 PRELU (slope)
@@ -517,6 +535,10 @@ struct DirectEpilogue {
   float* out3;  // MAX_POOL 2x2 stride 2 of the output
   float lo3, hi3;
   bool out_unread = false;  // the pair variant's pooled row pairs need no output
+  // StemConv::SetNext: the next conv (PairNext below) computed from the
+  // second output; next_rows its staged input rows (PairRows8's buffer).
+  const PairNext* next = nullptr;
+  float* next_rows = nullptr;
 };
 
 __attribute__((target("avx512f,avx512vl,fma"))) inline __m256 Prelu8(__m256 v, const float* slope) {
@@ -851,33 +873,49 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectRows16(
 // ports take. Here a zmm holds two adjacent output pixels: lane 2c + q is
 // channel c of pixel q, so a tap's two inputs come from one 64-bit
 // broadcast load (x_A, x_B, x_A, x_B, ...) if x_A and x_B sit side by side.
-// Each input row is staged once per Compute call (a ring of 3 rows on the
-// stack) as entry (column X, channel ch) = {P[X][ch], P[X + 2][ch]}, P the
-// zero-padded row: pixel pair (2j, 2j + 1), tap (kx, ch) reads entry
-// (4j + kx, ch). Weights and bias are interleaved to match ({w_c, w_c});
+// Each input row is staged once per Compute call (a ring of rows on the
+// stack) as, per pixel pair (2j, 2j + 1) and tap (kx, ch), t = 3 kx + ch,
+// the entry {P[4j + kx][ch], P[4j + kx + 2][ch]}, P the zero-padded row:
+// 9 entries (18 floats) a pair, one 64-bit broadcast a tap for both pixels.
+// Weights and bias are interleaved to match ({w_c, w_c});
 // the sums are permuted back to [pixel A's 8 channels, pixel B's] before
 // the epilogue. Same taps in the same order (bias, rows, columns, channels,
 // padding as fma(0, w, acc)) and the same epilogue per lane as
 // DirectPixels8: the same bits.
 constexpr int kPairMaxOutW = 256;  // the stack buffers' size
-// (24 floats a pair; PairStageRow writes registers two at a time: 32 more.)
-constexpr int PairRowFloats(int out_w) { return ((out_w + 1) / 2) * 24 + 32; }
+constexpr int kPairFloats = 18;    // staged floats a pixel pair
+// (Staged in groups of 8 pairs, 9 registers; 32 floats of slack.)
+constexpr int PairRowFloats(int out_w) { return ((out_w + 15) / 16) * 8 * kPairFloats + 32; }
 
 // Input row iy of the padded image staged into `dst` (PairRowFloats floats).
+// Only pairs [p0, p1) (p0 a multiple of 8), pair p0 first in `dst`; whole
+// groups of 8 pairs (the entries past p1 are of zero columns or unused).
+// Pair j's entry t is floats 12 j + t and 12 j + t + 6 of the padded row,
+// so register k of a group (its 16 floats; 9 a group) is one permute of
+// the group's input floats 16 m .. 16 m + 31, m = kPairLoad[k] (7 loads
+// of 16 floats a group; two unaligned loads per register were slower:
+// op 0 0.123 -> 0.134 ms). Before, 12 entries a pair (4 columns, 3 read):
+// a third more permutes and stores, op 0 0.120-0.130 vs 0.116-0.124 ms.
+constexpr int kPairLoad[9] = {0, 0, 1, 1, 2, 3, 3, 4, 5};
 __attribute__((target("avx512f,avx512vl,fma"))) void PairStageRow(const StemConvShape& s,
                                                                   const float* in, int iy,
-                                                                  float* dst) {
-  const int pairs = (s.out_w + 1) / 2;
-  const int entries = pairs * 4 * 3;  // columns 0 .. 4 * pairs - 1, 3 channels
+                                                                  float* dst, int p0, int p1) {
   const int row_floats = s.in_w * 3;
   const float* row = in + static_cast<ptrdiff_t>(iy) * row_floats;
-  // Output register k: entries 8k .. 8k + 7, lane 2i = P[8k + i], lane
-  // 2i + 1 = P[8k + i + 6] (flat floats of the padded row); registers 2m
-  // and 2m + 1 from floats 16m .. 16m + 31, loaded once (no loads across
-  // cache lines when the row is aligned).
-  const __m512i even = _mm512_setr_epi32(0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12, 7, 13);
-  const __m512i odd =
-      _mm512_setr_epi32(8, 14, 9, 15, 10, 16, 11, 17, 12, 18, 13, 19, 14, 20, 15, 21);
+  // Register k's lane l: float 16 kPairLoad[k] + kIdx[k][l] of the group.
+  alignas(64) static const int32_t kIdx[9][16] = {
+      {0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12, 7, 13},
+      {8, 14, 12, 18, 13, 19, 14, 20, 15, 21, 16, 22, 17, 23, 18, 24},
+      {3, 9, 4, 10, 8, 14, 9, 15, 10, 16, 11, 17, 12, 18, 13, 19},
+      {14, 20, 15, 21, 16, 22, 20, 26, 21, 27, 22, 28, 23, 29, 24, 30},
+      {9, 15, 10, 16, 11, 17, 12, 18, 16, 22, 17, 23, 18, 24, 19, 25},
+      {4, 10, 5, 11, 6, 12, 7, 13, 8, 14, 12, 18, 13, 19, 14, 20},
+      {15, 21, 16, 22, 17, 23, 18, 24, 19, 25, 20, 26, 24, 30, 25, 31},
+      {10, 16, 11, 17, 12, 18, 13, 19, 14, 20, 15, 21, 16, 22, 20, 26},
+      {5, 11, 6, 12, 7, 13, 8, 14, 9, 15, 10, 16, 11, 17, 12, 18}};
+  __m512i idx[9];
+#pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) idx[k] = _mm512_load_si512(kIdx[k]);
   const int shift = 3 * s.pad_left;
   auto load = [&](int base) SLUICE_DIRECT_TARGET {  // floats base .. base + 15, 0 outside
     if (base >= 0 && base + 16 <= row_floats) return _mm512_loadu_ps(row + base);
@@ -887,12 +925,16 @@ __attribute__((target("avx512f,avx512vl,fma"))) void PairStageRow(const StemConv
     }
     return _mm512_load_ps(tmp);
   };
-  __m512 a = load(-shift);
-  for (int k = 0; 8 * k < entries; k += 2) {
-    const __m512 b = load(8 * k + 16 - shift);
-    _mm512_storeu_ps(dst + 16 * k, _mm512_permutexvar_ps(even, a));
-    _mm512_storeu_ps(dst + 16 * k + 16, _mm512_permutex2var_ps(a, odd, b));
-    a = b;
+  for (int g = p0 / 8; 8 * g < p1; ++g) {
+    float* d = dst + (g - p0 / 8) * 8 * kPairFloats;
+    __m512 x[7];
+#pragma GCC unroll 7
+    for (int m = 0; m < 7; ++m) x[m] = load(96 * g + 16 * m - shift);
+#pragma GCC unroll 9
+    for (int k = 0; k < 9; ++k) {
+      _mm512_storeu_ps(d + 16 * k,
+                       _mm512_permutex2var_ps(x[kPairLoad[k]], idx[k], x[kPairLoad[k] + 1]));
+    }
   }
 }
 
@@ -901,16 +943,42 @@ SLUICE_DIRECT_TARGET inline __m512 Dup8(const float* p) {
   return _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(p))));
 }
 
+// The epilogue's constants, loaded once per block of registers (loaded
+// from e per register, the compiler reloaded them after every store: they
+// might alias the output).
+struct PairConsts {
+  __m512i split;
+  __m512 lo, hi, slope, scale, bias, lo1, hi1, slope2, scale2, bias2, lo2, hi2;
+};
+template <bool kTail>
+SLUICE_DIRECT_TARGET inline PairConsts LoadPairConsts(const DirectEpilogue& e) {
+  PairConsts c;
+  c.split = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+  c.lo = _mm512_set1_ps(e.lo), c.hi = _mm512_set1_ps(e.hi);
+  c.slope = c.scale = c.bias = c.slope2 = c.scale2 = c.bias2 = _mm512_setzero_ps();
+  c.lo1 = c.hi1 = c.lo2 = c.hi2 = _mm512_setzero_ps();
+  if (e.act == 2) c.slope = Dup8(e.slope);
+  if (kTail && e.scale) {
+    c.scale = Dup8(e.scale), c.bias = Dup8(e.bias);
+    c.lo1 = _mm512_set1_ps(e.lo1), c.hi1 = _mm512_set1_ps(e.hi1);
+  }
+  if (kTail && (e.out2 || e.next)) {
+    c.slope2 = Dup8(e.slope2), c.scale2 = Dup8(e.scale2), c.bias2 = Dup8(e.bias2);
+    c.lo2 = _mm512_set1_ps(e.lo2), c.hi2 = _mm512_set1_ps(e.hi2);
+  }
+  return c;
+}
+
 // The epilogue of one pair register (sums of pixels A, B in the
 // interleaved lanes): permuted to [A's 8 channels, B's], then clamp,
 // activation and the DEPTHWISE 1x1 as DirectPixels8, lane for lane.
 // kBounded false (PairUnbounded): every clamp of e is (-inf, +inf) and is
 // skipped (max(v, -inf) and min(v, +inf) are v for every non-NaN v).
 template <bool kTail, bool kBounded = true>
-SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue& e) {
-  const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-  __m512 v = _mm512_permutexvar_ps(split, acc);
-  if (kBounded) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo)), _mm512_set1_ps(e.hi));
+SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue& e,
+                                                const PairConsts& c) {
+  __m512 v = _mm512_permutexvar_ps(c.split, acc);
+  if (kBounded) v = _mm512_min_ps(_mm512_max_ps(v, c.lo), c.hi);
   if (e.act == 1) {  // HARD_SWISH as DirectPixels8
     __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1.555556p-3f), _mm512_set1_ps(0.5f));
     t = _mm512_max_ps(t, _mm512_setzero_ps());
@@ -919,16 +987,28 @@ SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue
   } else if (e.act == 2) {  // PRELU by the sign bit
     const __mmask16 neg =
         _mm512_cmp_epi32_mask(_mm512_castps_si512(v), _mm512_setzero_si512(), _MM_CMPINT_LT);
-    v = _mm512_mask_mul_ps(v, neg, v, Dup8(e.slope));
+    v = _mm512_mask_mul_ps(v, neg, v, c.slope);
   }
   if (kTail && e.scale) {  // Scale8: product rounded, then the add
-    v = _mm512_add_ps(_mm512_mul_ps(v, Dup8(e.scale)), Dup8(e.bias));
-    if (kBounded) {
-      v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.lo1)), _mm512_set1_ps(e.hi1));
-    }
+    v = _mm512_add_ps(_mm512_mul_ps(v, c.scale), c.bias);
+    if (kBounded) v = _mm512_min_ps(_mm512_max_ps(v, c.lo1), c.hi1);
   }
   return v;
 }
+
+// StemConv::SetNext's conv (the 2x2 stride-2 pair variant) as PairRows8
+// runs it from the second output's registers.
+struct PairNext {
+  const StemConvShape* s;
+  const float* w;  // its pair_w_
+  DirectEpilogue e;
+  float* out;
+  bool bounded;  // its clamps taken (not K2Unbounded)
+};
+// Its output row oy, pixel pairs [j0, j1), from next_rows (PairRows8K2's
+// staged rows). Not inlined: inside PairRows8 the compiler spilled.
+__attribute__((noinline)) void PairNextRow(const PairNext& n, const float* rows, int oy, int j0,
+                                           int j1);
 
 // R pixel pairs of output rows oy .. oy + kRows - 1 (1 or 2) from pair j0
 // on; rows[i]: staged input row 2 * oy - pad_top + i (a zero row outside the
@@ -936,8 +1016,8 @@ SLUICE_DIRECT_TARGET inline __m512 PairEpilogue(__m512 acc, const DirectEpilogue
 // the registers (PoolRow8's order), and (e.out_unread) no output stores.
 template <int R, int kRows, bool kTail, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
-    const StemConvShape& s, const float* w, const float* const* rows, int oy, int j0,
-    const DirectEpilogue& e, float* out) {
+    const StemConvShape& s, const float* w, const float* const* rows, int oy, int j0, int js,
+    const DirectEpilogue& epilogue, float* out) {
   __m512 acc[kRows][R];
   const __m512 bias = _mm512_loadu_ps(w);
 #pragma GCC unroll 16
@@ -951,7 +1031,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
   // live across rows and spilled.)
 #pragma GCC unroll 5
   for (int i = 0; i < 2 * kRows + 1; ++i) {
-    const float* base = rows[i] + 24 * j0;
+    const float* base = rows[i] + kPairFloats * js;
 #pragma GCC unroll 9
     for (int t = 0; t < 9; ++t) {  // kx * 3 + ch
       const bool top = i < 3, bottom = kRows == 2 && i >= 2;
@@ -960,15 +1040,22 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         double d;
-        std::memcpy(&d, base + 24 * r + 2 * t, sizeof d);
+        std::memcpy(&d, base + kPairFloats * r + 2 * t, sizeof d);
         const __m512 x = _mm512_castpd_ps(_mm512_set1_pd(d));
         if (top) acc[0][r] = _mm512_fmadd_ps(x, w0, acc[0][r]);
         if (bottom) acc[kRows - 1][r] = _mm512_fmadd_ps(x, w1, acc[kRows - 1][r]);
       }
     }
   }
+  const DirectEpilogue e = epilogue;  // (a copy: the stores below cannot change it)
+  const PairConsts c = LoadPairConsts<kTail>(e);
   const size_t at = (static_cast<size_t>(oy) * s.out_w + 2 * j0) * 8;
   const bool store = !(kTail && kRows == 2 && e.out_unread);
+  __m512 held[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  const int next_row = e.next ? (e.next->s->out_w + 1) / 2 * 32 : 0;
+  const __m512i k2_lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i k2_hi =
+      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     // The last pair of an odd row has no pixel B.
@@ -977,18 +1064,29 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
     __m512 v[kRows];
 #pragma GCC unroll 2
     for (int q = 0; q < kRows; ++q) {
-      v[q] = PairEpilogue<kTail, kBounded>(acc[q][r], e);
+      v[q] = PairEpilogue<kTail, kBounded>(acc[q][r], e, c);
       const size_t o = at + static_cast<size_t>(q) * s.out_w * 8 + 16 * r;
       if (store) _mm512_mask_storeu_ps(out + o, m, v[q]);
-      if (kTail && e.out2) {
+      if (kTail && (e.out2 || e.next)) {
         const __mmask16 neg = _mm512_cmp_epi32_mask(_mm512_castps_si512(v[q]),
                                                     _mm512_setzero_si512(), _MM_CMPINT_LT);
-        __m512 u = _mm512_mask_mul_ps(v[q], neg, v[q], Dup8(e.slope2));
-        u = _mm512_add_ps(_mm512_mul_ps(u, Dup8(e.scale2)), Dup8(e.bias2));
-        if (kBounded) {
-          u = _mm512_min_ps(_mm512_max_ps(u, _mm512_set1_ps(e.lo2)), _mm512_set1_ps(e.hi2));
+        __m512 u = _mm512_mask_mul_ps(v[q], neg, v[q], c.slope2);
+        u = _mm512_add_ps(_mm512_mul_ps(u, c.scale2), c.bias2);
+        if (kBounded) u = _mm512_min_ps(_mm512_max_ps(u, c.lo2), c.hi2);
+        if (kRows == 2 && e.next) {
+          // The next conv's staging (PairStageRowK2's layout) of second
+          // output row oy + q: its pixel pair (j0 + r) / 2 interleaves this
+          // pair's and the one before.
+          if (r % 2 == 0) {
+            held[q] = u;
+          } else {
+            float* d = e.next_rows + q * next_row + 32 * ((j0 + r) / 2);
+            _mm512_store_ps(d, _mm512_permutex2var_ps(held[q], k2_lo, u));
+            _mm512_store_ps(d + 16, _mm512_permutex2var_ps(held[q], k2_hi, u));
+          }
+        } else {
+          _mm512_mask_storeu_ps(e.out2 + o, m, u);
         }
-        _mm512_mask_storeu_ps(e.out2 + o, m, u);
       }
     }
     if (kTail && kRows == 2 && e.out3 && whole) {
@@ -1021,43 +1119,62 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8(
 template <bool kTail, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) void PairRows8(
     const StemConvShape& s, const float* w, const float* in, const DirectEpilogue& e, float* out,
-    int row_begin, int row_end) {
-  const int row_size = PairRowFloats(s.out_w);
+    int row_begin, int row_end, int strip) {
+  const int pairs = (s.out_w + 1) / 2;
+  strip = strip / 8 * 8;  // (PairStageRow's groups)
+  const int width = strip > 0 && strip < pairs ? strip : pairs;
+  const int row_size = PairRowFloats(2 * width);
   alignas(64) float ring[6 * PairRowFloats(kPairMaxOutW)];
+  // SetNext: the next conv's two staged input rows (its input: out_w / 2
+  // pixel pairs of 32 floats a row).
+  alignas(64) float next_rows[2 * (kPairMaxOutW / 4) * 32];
+  DirectEpilogue en = e;
+  en.next_rows = next_rows;
   float* zero = ring + 5 * row_size;
   std::memset(zero, 0, sizeof(float) * row_size);
-  int held[5] = {-1, -1, -1, -1, -1};  // the input row in each ring slot
-  const int pairs = (s.out_w + 1) / 2;
-  for (int oy = row_begin; oy < row_end;) {
-    const int n = oy % 2 == 0 && oy + 1 < row_end ? 2 : 1;
-    const float* rows[5];
-    for (int i = 0; i < 2 * n + 1; ++i) {
-      const int iy = 2 * oy - s.pad_top + i;
-      if (iy < 0 || iy >= s.in_h) {
-        rows[i] = zero;
-        continue;
+  for (int jb = 0; jb < pairs; jb += width) {
+    const int je = std::min(pairs, jb + width);
+    int held[5] = {-1, -1, -1, -1, -1};  // the input row in each ring slot
+    for (int oy = row_begin; oy < row_end;) {
+      const int n = oy % 2 == 0 && oy + 1 < row_end ? 2 : 1;
+      const float* rows[5];
+      for (int i = 0; i < 2 * n + 1; ++i) {
+        const int iy = 2 * oy - s.pad_top + i;
+        if (iy < 0 || iy >= s.in_h) {
+          rows[i] = zero;
+          continue;
+        }
+        float* slot = ring + (iy % 5) * row_size;
+        if (held[iy % 5] != iy) {
+          PairStageRow(s, in, iy, slot, jb, je);
+          held[iy % 5] = iy;
+        }
+        rows[i] = slot;
       }
-      float* slot = ring + (iy % 5) * row_size;
-      if (held[iy % 5] != iy) {
-        PairStageRow(s, in, iy, slot);
-        held[iy % 5] = iy;
+      int j = jb;
+      if (n == 2) {
+        for (; j + 8 <= je; j += 8) {
+          PairPixels8<8, 2, kTail, kBounded>(s, w, rows, oy, j, j - jb, en, out);
+        }
+        if (j + 4 <= je) {
+          PairPixels8<4, 2, kTail, kBounded>(s, w, rows, oy, j, j - jb, en, out), j += 4;
+        }
+        for (; j < je; ++j) PairPixels8<1, 2, kTail, kBounded>(s, w, rows, oy, j, j - jb, e, out);
+        if (kTail && e.next) PairNextRow(*e.next, next_rows, oy / 2, jb / 2, je / 2);
+      } else {
+        for (; j + 16 <= je; j += 16) {
+          PairPixels8<16, 1, kTail, kBounded>(s, w, rows, oy, j, j - jb, e, out);
+        }
+        if (j + 8 <= je) {
+          PairPixels8<8, 1, kTail, kBounded>(s, w, rows, oy, j, j - jb, e, out), j += 8;
+        }
+        if (j + 4 <= je) {
+          PairPixels8<4, 1, kTail, kBounded>(s, w, rows, oy, j, j - jb, e, out), j += 4;
+        }
+        for (; j < je; ++j) PairPixels8<1, 1, kTail, kBounded>(s, w, rows, oy, j, j - jb, e, out);
       }
-      rows[i] = slot;
+      oy += n;
     }
-    int j = 0;
-    if (n == 2) {
-      for (; j + 8 <= pairs; j += 8) PairPixels8<8, 2, kTail, kBounded>(s, w, rows, oy, j, e, out);
-      if (j + 4 <= pairs) PairPixels8<4, 2, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 4;
-      for (; j < pairs; ++j) PairPixels8<1, 2, kTail, kBounded>(s, w, rows, oy, j, e, out);
-    } else {
-      for (; j + 16 <= pairs; j += 16) {
-        PairPixels8<16, 1, kTail, kBounded>(s, w, rows, oy, j, e, out);
-      }
-      if (j + 8 <= pairs) PairPixels8<8, 1, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 8;
-      if (j + 4 <= pairs) PairPixels8<4, 1, kTail, kBounded>(s, w, rows, oy, j, e, out), j += 4;
-      for (; j < pairs; ++j) PairPixels8<1, 1, kTail, kBounded>(s, w, rows, oy, j, e, out);
-    }
-    oy += n;
   }
 }
 
@@ -1115,10 +1232,27 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline void PairPixels8K2(
     }
   }
   float* o = out + (static_cast<size_t>(oy) * s.out_w + 2 * j0) * 8;
+  const PairConsts c = LoadPairConsts<kTail>(e);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     const __mmask16 m = 2 * (j0 + r) + 1 < s.out_w ? 0xffff : 0x00ff;
-    _mm512_mask_storeu_ps(o + 16 * r, m, PairEpilogue<kTail, kBounded>(acc[r], e));
+    _mm512_mask_storeu_ps(o + 16 * r, m, PairEpilogue<kTail, kBounded>(acc[r], e, c));
+  }
+}
+
+void PairNextRow(const PairNext& n, const float* rows, int oy, int j0, int j1) {
+  const auto run = [&](auto bounded) {
+    constexpr bool kB = decltype(bounded)::value;
+    int j = j0;
+    for (; j + 16 <= j1; j += 16) PairPixels8K2<16, true, kB>(*n.s, n.w, rows, oy, j, n.e, n.out);
+    if (j + 8 <= j1) PairPixels8K2<8, true, kB>(*n.s, n.w, rows, oy, j, n.e, n.out), j += 8;
+    if (j + 4 <= j1) PairPixels8K2<4, true, kB>(*n.s, n.w, rows, oy, j, n.e, n.out), j += 4;
+    for (; j < j1; ++j) PairPixels8K2<1, true, kB>(*n.s, n.w, rows, oy, j, n.e, n.out);
+  };
+  if (n.bounded) {
+    run(std::true_type());
+  } else {
+    run(std::false_type());
   }
 }
 
@@ -1150,7 +1284,8 @@ bool StemConv::PairUnbounded() const {
     return std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0;
   };
   return unbounded_ && open(min_, max_) && (tail_.scale.empty() || open(tail_.lo, tail_.hi)) &&
-         (!tail_.out2 || open(tail_.lo2, tail_.hi2)) && (!tail_.out3 || open(tail_.lo3, tail_.hi3));
+         (!(tail_.out2 || next_) || open(tail_.lo2, tail_.hi2)) &&
+         (!tail_.out3 || open(tail_.lo3, tail_.hi3));
 }
 
 // The same for the 2x2 pair stem (hand_recrop's 8 -> 8 + PRELU + DEPTHWISE
@@ -1163,17 +1298,14 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
       return DirectRows16(s_, packed_.data(), in_, min_, max_, epilogue_, slope_.data(), out,
                           row_begin, row_end);
     }
-    const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3;
+    const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3 || next_;
     const auto rows = pairs_ && s_.kernel_h == 2
                           ? (!tail           ? PairRows8K2<false>
                              : K2Unbounded() ? PairRows8K2<true, false>
                                              : PairRows8K2<true>)
-                      : pairs_ ? (!tail                ? PairRows8<false>
-                                  : PairUnbounded() ? PairRows8<true, false>
-                                                    : PairRows8<true>)
                       : s_.kernel_h == 2 ? (tail ? DirectRows8K2<true> : DirectRows8K2<false>)
                                        : (tail ? DirectRows8<true> : DirectRows8<false>);
-    const DirectEpilogue e{min_,
+    DirectEpilogue e{min_,
                            max_,
                            epilogue_,
                            slope_.data(),
@@ -1191,6 +1323,24 @@ void StemConv::Compute(float* out, int row_begin, int row_end) const {
                            tail_.lo3,
                            tail_.hi3,
                            tail_.out_unread};
+    if (pairs_ && s_.kernel_h == 3) {
+      PairNext next;
+      if (next_) {
+        const StemConv& n = *next_;
+        next = PairNext{&n.s_,
+                        n.pair_w_.data(),
+                        DirectEpilogue{n.min_, n.max_, n.epilogue_, n.slope_.data(),
+                                       n.tail_.scale.empty() ? nullptr : n.tail_.scale.data(),
+                                       n.tail_.bias.data(), n.tail_.lo, n.tail_.hi},
+                        next_out_,
+                        !n.K2Unbounded()};
+        e.next = &next;
+      }
+      const auto pair_rows = !tail              ? PairRows8<false>
+                             : PairUnbounded() ? PairRows8<true, false>
+                                               : PairRows8<true>;
+      return pair_rows(s_, pair_w_.data(), in_, e, out, row_begin, row_end, strip_);
+    }
     return rows(s_, pairs_ ? pair_w_.data() : packed_.data(), in_, e, out, row_begin, row_end);
   }
   if (lanes_) {

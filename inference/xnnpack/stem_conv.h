@@ -25,10 +25,16 @@
 // as interleaved pairs, so the FMAs run 16 lanes wide instead of the ymm
 // variant's 8. The stem computes two rows at a time and takes the MAX_POOL
 // from the registers. SLUICE_XNNPACK_STEM_PAIRS=0: the ymm variant.
+// The 3 -> 8 stem stages 9 entries (18 floats) a pair, runs a Compute call
+// in strips of 32 pairs (all its rows, then the next strip: the staged rows
+// stay in L1; SLUICE_XNNPACK_STEM_STRIP=N pairs, 0: whole rows) and can run
+// the 2x2 8 -> 8 conv reading its second output from the registers
+// (SetNext; SLUICE_XNNPACK_STEM_NEXT=0: not).
 #ifndef SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace sluice::inference::xnn {
@@ -80,6 +86,16 @@ class StemConv {
   void SetScale(const float* scale, const float* bias, float lo, float hi);
   void SetSecondOutput(float* out2, const float* slope, const float* scale, const float* bias,
                        float lo, float hi);
+  // Where TakesNext(shape(), next->shape()), after SetSecondOutput (its
+  // out2 then nullptr): the conv that alone reads the second output
+  // (hand_recrop's op 5: 2x2 stride 2, 8 -> 8, with its PRELU and
+  // DEPTHWISE 1x1 set on `next`: SetPrelu, SetScale) runs inside Compute
+  // from the second output's registers, into `out`; the second output is
+  // never stored (hand_recrop: 512 KB written, then read back and staged
+  // again by op 5). Compute ranges: whole row pairs. Not reentrant either.
+  // SLUICE_XNNPACK_STEM_NEXT=0: TakesNext false.
+  static bool TakesNext(const StemConvShape& s, const StemConvShape& next);
+  void SetNext(std::shared_ptr<const StemConv> next, float* out);
   // Only where TakesTail: a MAX_POOL 2x2 stride 2 (VALID) of the output
   // (after SetScale), clamped to [lo, hi], written to `out3` (out_h / 2 *
   // out_w / 2 * out_channels floats) with XNNPACK 2022's max order. Compute
@@ -101,6 +117,12 @@ class StemConv {
   bool unbounded_ = true;  // SLUICE_XNNPACK_STEM_UNBOUNDED (not 0), read at construction
   bool K2Unbounded() const;  // PairUnbounded for the 2x2 pair stem
   bool k2_unbounded_ = true;  // SLUICE_XNNPACK_STEM_K2_UNBOUNDED (not 0), at construction
+  // The 3x3 pair stem's strips: all rows of a call for this many pixel
+  // pairs, then the next (rounded down to a multiple of 8; 0: whole rows).
+  // SLUICE_XNNPACK_STEM_STRIP, read at construction.
+  int strip_ = 32;
+  std::shared_ptr<const StemConv> next_;  // SetNext
+  float* next_out_ = nullptr;
   StemConvShape s_;
   float min_, max_;
   bool lanes_ = false;          // the 16-pixel-lane variant

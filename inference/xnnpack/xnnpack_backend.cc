@@ -153,6 +153,11 @@ struct OwnChain {
   // need not write it (StemConv::SetOutputUnread; SLUICE_XNNPACK_STEM_UNREAD=0:
   // written).
   bool out_unread = false;
+  // The stem's pair variant with out2: `next`, the 2x2 stride-2 conv that
+  // alone reads out2, with its PRELU `next_prelu` and DEPTHWISE 1x1
+  // `next_scale`, computed in the stem's registers (StemConv::SetNext); out2
+  // is then next_scale's output and the stem's own out2 is never written.
+  int next = -1, next_prelu = -1, next_scale = -1;
   int matrix = -1;  // with conv a TransformTensorBilinear: its matrix input
                     // (transform_bilinear.h)
   bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
@@ -167,7 +172,8 @@ struct OwnChain {
   std::vector<int> ops() const {
     std::vector<int> v{conv};
     for (int o : {in_pad, add, prelu, pad, pw, expand, dw, gate_mul, gate_add, resize, mean, mean_add,
-                  mean_pool, act, scale, prelu2, scale2, pool, in_prelu, in_scale}) {
+                  mean_pool, act, scale, prelu2, scale2, pool, in_prelu, in_scale, next,
+                  next_prelu, next_scale}) {
       if (o >= 0 && std::find(v.begin(), v.end(), o) == v.end()) v.push_back(o);
     }
     return v;
@@ -1864,6 +1870,30 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A stem chain's second output read only by a 2x2 stride-2 conv chain
+  // (its PRELU and DEPTHWISE 1x1 too, nothing else) that the stem can run
+  // from its registers (StemConv::TakesNext): that chain joins the stem's.
+  for (auto& [at, c] : chains) {
+    StemConvShape stem, next;
+    const int k = sole_consumer(c.out2);
+    if (c.out2 < 0 || k < 0 || !OwnStemConvShape(info, c.conv, &stem) ||
+        !OwnStemConvShape(info, k, &next) || !StemConv::TakesNext(stem, next)) {
+      continue;
+    }
+    auto kc = chains.end();
+    for (auto it = chains.begin(); it != chains.end(); ++it) {
+      if (it->second.conv == k) kc = it;
+    }
+    if (kc == chains.end() || kc->first <= at) continue;
+    const OwnChain& n = kc->second;
+    if (n.in != c.out2 || n.in_pad >= 0 || n.act >= 0 || n.prelu < 0 || n.scale < 0 ||
+        n.out2 >= 0 || n.out3 >= 0 || n.add >= 0 || n.out != graph.ops[n.scale].outputs[0]) {
+      continue;
+    }
+    c.next = k, c.next_prelu = n.prelu, c.next_scale = n.scale, c.out2 = n.out;
+    chains.erase(kc);
+  }
+
   // A tail of independent branches runs side by side on the pool
   // (branch_schedule.h); SLUICE_XNNPACK_BRANCHES=0 runs it step by step.
   BranchSplit branch;
@@ -2207,12 +2237,30 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
   }
   if constexpr (std::is_same_v<Conv, StemConv>) {
-    if (c.out2 >= 0) {  // (OwnChain::prelu2, scale2)
+    if (c.out2 >= 0) {  // (OwnChain::prelu2, scale2; next)
       auto* out2 = static_cast<float*>(TensorAddress(c.out2));
+      if (c.next >= 0) {  // out2 is next_scale's output
+        StemConvShape ns;
+        if (!OwnStemConvShape(info, c.next, &ns) || !StemConv::TakesNext(conv->shape(), ns) ||
+            !out2) {
+          return absl::InternalError(absl::StrCat(g.OpLabel(c.next), ": not absorbable"));
+        }
+        const ir::Op& nop = g.ops[c.next];
+        ASSIGN_OR_RETURN(ConvConstants nc, LoadConvConstants(info, nop));
+        float nlo, nhi;
+        ir::ActivationRange(nop.opts<ir::Conv2DOptions>().activation, &nlo, &nhi);
+        auto next =
+            std::make_shared<StemConv>(ns, nc.weights.data(), nc.bias_or_null(), nlo, nhi);
+        OwnChain nchain;
+        nchain.conv = c.next, nchain.prelu = c.next_prelu, nchain.scale = c.next_scale;
+        RETURN_IF_ERROR(SetEpilogue(info, nchain, next.get()));
+        conv->SetNext(std::move(next), out2);
+        out2 = nullptr;  // (the stem's own second output: not stored)
+      }
       ASSIGN_OR_RETURN(std::vector<float> slope,
                        info.ConstantAsFloat(g.ops[c.prelu2].inputs[1]));
       ASSIGN_OR_RETURN(ScaleOp s, LoadScaleOp(info, c.scale2));
-      if (!out2 || !StemConv::TakesTail(conv->shape())) {
+      if ((!out2 && c.next < 0) || !StemConv::TakesTail(conv->shape())) {
         return absl::InternalError(absl::StrCat(g.OpLabel(c.scale2), ": not absorbable"));
       }
       conv->SetSecondOutput(out2, slope.data(), s.scale.data(),

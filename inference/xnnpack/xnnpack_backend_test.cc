@@ -1043,6 +1043,45 @@ StemConvShape Stem3x3Stride2Shape(int h, int wd, int oc) {
   return shape;
 }
 
+// A DEPTHWISE 1x1 (a per-channel scale and bias) from in to out, SAME.
+void AddScale(GraphBuilder& b, int in, int out, int oc, uint32_t seed) {
+  ir::DepthwiseConv2DOptions d;
+  d.padding = ir::Padding::kSame;
+  b.Op(OpType::kDepthwiseConv2D,
+       {in, b.Const({1, 1, 1, oc}, testing::RandomFloats(oc, -2, 2, seed)),
+        b.Const({oc}, testing::RandomFloats(oc, -1, 1, seed + 1))},
+       {out}, d);
+}
+
+// hand_recrop's stem head on input x (h x w x 3): 3x3 stride-2 SAME conv
+// 3 -> oc (weights w, bias), PRELU, DEPTHWISE 1x1 (t), PRELU, DEPTHWISE 1x1
+// (u); the other constants from seeds seed .. seed + 5.
+struct StemHead {
+  ir::PadOut ph, pw;
+  ir::Shape oshape, pshape;  // the head's outputs; after a 2x2 stride-2 pool
+  int t = -1, u = -1;
+};
+StemHead AddStemHead(GraphBuilder& b, int x, int h, int w, int oc, const std::vector<float>& weights,
+                     const std::vector<float>& bias, uint32_t seed) {
+  StemHead r;
+  r.ph = ir::ComputePadding(ir::Padding::kSame, h, 3, 2, 1);
+  r.pw = ir::ComputePadding(ir::Padding::kSame, w, 3, 2, 1);
+  r.oshape = {1, r.ph.out, r.pw.out, oc};
+  r.pshape = {1, r.ph.out / 2, r.pw.out / 2, oc};
+  ir::Conv2DOptions o;
+  o.padding = ir::Padding::kSame;
+  o.stride_h = o.stride_w = 2;
+  const int y = b.Tensor(r.oshape), z = b.Tensor(r.oshape), p = b.Tensor(r.oshape);
+  r.t = b.Tensor(r.oshape), r.u = b.Tensor(r.oshape);
+  b.Op(OpType::kConv2D, {x, b.Const({oc, 3, 3, 3}, weights), b.Const({oc}, bias)}, {y}, o);
+  b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, seed))}, {z});
+  AddScale(b, z, r.t, oc, seed + 1);
+  b.Op(OpType::kPrelu, {r.t, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, seed + 3))},
+       {p});
+  AddScale(b, p, r.u, oc, seed + 4);
+  return r;
+}
+
 // The stem's pair variant (stem_conv.h, PairRows8: two output pixels a zmm,
 // rows two at a time with the MAX_POOL from the registers, the output not
 // stored where only the tail and the pool read it): hand_recrop's chain
@@ -1070,31 +1109,13 @@ TEST(XnnpackBackendTest, StemPairsAreBitExactWithTheSwitchOff) {
     SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << (k.add ? " ADD" : ""));
     GraphBuilder b("stem_pairs");
     const int x = b.Input({1, k.h, k.w, 3});
-    const ir::PadOut ph = ir::ComputePadding(ir::Padding::kSame, k.h, 3, 2, 1);
-    const ir::PadOut pw = ir::ComputePadding(ir::Padding::kSame, k.w, 3, 2, 1);
-    const ir::Shape oshape{1, ph.out, pw.out, oc};
-    ir::Conv2DOptions o;
-    o.padding = ir::Padding::kSame;
-    o.stride_h = o.stride_w = 2;
-    const int y = b.Tensor(oshape), z = b.Tensor(oshape), t = b.Tensor(oshape);
-    const int p = b.Tensor(oshape), u = b.Tensor(oshape);
-    b.Op(OpType::kConv2D, {x, b.Const({oc, 3, 3, 3}, w), b.Const({oc}, bias)}, {y}, o);
-    b.Op(OpType::kPrelu, {y, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 293))}, {z});
-    auto scale = [&](int in, int out, uint32_t seed) {
-      ir::DepthwiseConv2DOptions d;
-      d.padding = ir::Padding::kSame;
-      b.Op(OpType::kDepthwiseConv2D,
-           {in, b.Const({1, 1, 1, oc}, testing::RandomFloats(oc, -2, 2, seed)),
-            b.Const({oc}, testing::RandomFloats(oc, -1, 1, seed + 1))},
-           {out}, d);
-    };
-    scale(z, t, 294);
-    b.Op(OpType::kPrelu, {t, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 296))}, {p});
-    scale(p, u, 297);
+    const StemHead head = AddStemHead(b, x, k.h, k.w, oc, w, bias, 293);
+    const ir::PadOut ph = head.ph, pw = head.pw;
+    const ir::Shape oshape = head.oshape, pshape = head.pshape;
+    const int t = head.t, u = head.u;
     ir::Pool2DOptions po;
     po.padding = ir::Padding::kValid;
     po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
-    const ir::Shape pshape{1, ph.out / 2, pw.out / 2, oc};
     const int m = b.Tensor(pshape), mu = b.Tensor(pshape);
     const int cat = b.Tensor({1, ph.out / 2, pw.out / 2, 2 * oc});
     b.Op(OpType::kMaxPool2D, {t}, {m}, po);
@@ -1270,6 +1291,80 @@ TEST(XnnpackBackendTest, StemTwoByTwoPairsSkipOnlyInfiniteClamps) {
                      RunOnSwitchedOff("SLUICE_XNNPACK_STEM_K2_PAIRS", *xnn, g, {in}, threads),
                      "ymm, threads " + std::to_string(threads));
     }
+  }
+}
+
+// hand_recrop's ops 0-8: the pair stem's chain (conv 3x3 stride 2, 3 -> 8,
+// PRELU, DEPTHWISE 1x1, MAX_POOL; PRELU, DEPTHWISE 1x1) with the 2x2
+// stride-2 8 -> 8 conv, PRELU and DEPTHWISE 1x1 after the second output
+// run inside the stem (StemConv::SetNext, SLUICE_XNNPACK_STEM_NEXT): sizes
+// that take it (one strip, two strips, the 2x2 conv clamped by a RELU) and
+// that do not (odd output rows, widths not a multiple of 8), 1-3 threads:
+// near the reference, the same bits as the switch off and as whole-row
+// strips (SLUICE_XNNPACK_STEM_STRIP=0), one step fewer where it is taken.
+int ProfiledSteps(const Backend& backend, const ir::Graph& g);  // (below)
+TEST(XnnpackBackendTest, StemNextConvIsBitExactWithTheSwitchOff) {
+  struct Case {
+    int h, w;
+    bool relu;   // a RELU on the 2x2 conv (its clamps taken)
+    bool fused;  // TakesNext holds
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  const int oc = 8;
+  for (const Case& k : {Case{256, 256, false, true}, Case{64, 96, false, true},
+                        Case{40, 160, true, true}, Case{34, 80, false, false},
+                        Case{48, 84, false, false}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << (k.relu ? " RELU" : ""));
+    GraphBuilder b("stem_next");
+    const int x = b.Input({1, k.h, k.w, 3});
+    const StemHead head = AddStemHead(b, x, k.h, k.w, oc, testing::RandomFloats(oc * 27, -1, 1, 321),
+                                      testing::RandomFloats(oc, -1, 1, 322), 323);
+    const ir::PadOut ph = head.ph, pw = head.pw;
+    const ir::Shape pshape = head.pshape;
+    const int t = head.t, u = head.u;
+    // The 2x2 stride-2 conv on the second output, its PRELU and DEPTHWISE.
+    const int v = b.Tensor(pshape), vz = b.Tensor(pshape), vt = b.Tensor(pshape);
+    ir::Conv2DOptions o2;
+    o2.padding = ir::Padding::kValid;
+    o2.stride_h = o2.stride_w = 2;
+    if (k.relu) o2.activation = ir::Activation::kRelu;
+    b.Op(OpType::kConv2D,
+         {u, b.Const({oc, 2, 2, oc}, testing::RandomFloats(oc * 32, -1, 1, 329)),
+          b.Const({oc}, testing::RandomFloats(oc, -1, 1, 330))},
+         {v}, o2);
+    b.Op(OpType::kPrelu, {v, b.Const({1, 1, oc}, testing::RandomFloats(oc, -1, 1, 331))}, {vz});
+    AddScale(b, vz, vt, oc, 332);
+    ir::Pool2DOptions po;
+    po.padding = ir::Padding::kValid;
+    po.filter_h = po.filter_w = po.stride_h = po.stride_w = 2;
+    const int m = b.Tensor(pshape);
+    b.Op(OpType::kMaxPool2D, {t}, {m}, po);
+    const int cat = b.Tensor({1, ph.out / 2, pw.out / 2, 2 * oc});
+    ir::ConcatenationOptions co;
+    co.axis = 3;
+    b.Op(OpType::kConcatenation, {m, vt}, {cat}, co);
+    b.Output(cat);
+    const ir::Graph g = b.Build();
+    const std::vector<float> in = testing::RandomFloats(k.h * k.w * 3, -2, 2, 334);
+    const std::vector<float> want = RunOn(*ref, g, {in});
+    for (int threads = 1; threads <= 3; ++threads) {
+      const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_NEXT", *xnn, g, {in}, threads),
+                     "threads " + std::to_string(threads));
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_STEM_STRIP", *xnn, g, {in}, threads),
+                     "whole rows, threads " + std::to_string(threads));
+    }
+    const StemConvShape shape = Stem3x3Stride2Shape(k.h, k.w, oc);
+    if (!StemConv::Supports(shape) || !StemConv::UsesPairs(shape)) continue;  // no AVX-512
+    const int steps = ProfiledSteps(*xnn, g);
+    int steps_off = -1;
+    {
+      const ScopedEnv env("SLUICE_XNNPACK_STEM_NEXT", "0");
+      steps_off = ProfiledSteps(*xnn, g);
+    }
+    if (steps >= 0) EXPECT_EQ(steps, steps_off - (k.fused ? 1 : 0));
   }
 }
 
