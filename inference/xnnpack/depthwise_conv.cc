@@ -337,8 +337,10 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
   }
 }
 
-// out[i] = clamp(out[i] + r[i], lo, hi) for n floats (one output row).
-__attribute__((target("avx512f"))) void AddRow(const float* r, float lo, float hi, size_t n,
+#endif
+
+#if SLUICE_DEPTHWISE_AVX512
+__attribute__((target("avx512f"))) void AddRowAvx512(const float* r, float lo, float hi, size_t n,
                                               float* out) {
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   size_t i = 0;
@@ -356,6 +358,14 @@ __attribute__((target("avx512f"))) void AddRow(const float* r, float lo, float h
 #endif
 
 }  // namespace
+
+void ClampAddRow(const float* r, float lo, float hi, size_t n, float* out) {
+#if SLUICE_DEPTHWISE_AVX512
+  AddRowAvx512(r, lo, hi, n, out);
+#else
+  for (size_t i = 0; i < n; ++i) out[i] = std::min(std::max(out[i] + r[i], lo), hi);
+#endif
+}
 
 bool DepthwiseConv::Supports(const DepthwiseShape& s) {
   return PointwiseConvAvailable() && (s.kernel == 3 || s.kernel == 5) && s.channels > 0 &&
@@ -426,7 +436,7 @@ void DepthwiseConv::Run(const float* in, const float* residual, float* out, int 
     Run(in, out, y, y + 1);
 #if SLUICE_DEPTHWISE_AVX512
     const size_t at = static_cast<size_t>(y) * out_row;
-    AddRow(residual + at, add_min_, add_max_, out_row, out + at);
+    ClampAddRow(residual + at, add_min_, add_max_, out_row, out + at);
 #else
     (void)residual;
 #endif

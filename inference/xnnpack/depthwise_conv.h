@@ -27,6 +27,10 @@ struct DepthwiseShape {
   int pad_top = 0, pad_left = 0;
 };
 
+// out[i] = clamp(out[i] + r[i], lo, hi) for n floats: the ADD epilogue
+// (XNNPACK's separate ADD: the sum rounded, then clamped), for one row.
+void ClampAddRow(const float* r, float lo, float hi, size_t n, float* out);
+
 class DepthwiseConv {
  public:
   // True when the kernel handles this shape on this CPU (AVX-512F).

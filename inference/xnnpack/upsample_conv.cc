@@ -33,8 +33,14 @@ UpsampleConv::UpsampleConv(const UpsampleConvShape& s, const float* weights, con
 }
 
 #if SLUICE_UPSAMPLE_AVX512
-__attribute__((target("avx512f"))) void UpsampleConv::Run(const float* in, float* out,
-                                                          int row_begin, int row_end) const {
+void UpsampleConv::Run(const float* in, float* out, int row_begin, int row_end) const {
+  for (int y = row_begin; y < row_end; ++y) {
+    RunRow(in + static_cast<size_t>(y) * s_.in_w * s_.channels, out, y);
+  }
+}
+
+__attribute__((target("avx512f"))) void UpsampleConv::RunRow(const float* in_row, float* out,
+                                                             int y) const {
   const int c = s_.channels;
   const size_t out_w = 2 * static_cast<size_t>(s_.in_w);
   const __m512i gather = _mm512_mullo_epi32(
@@ -45,8 +51,8 @@ __attribute__((target("avx512f"))) void UpsampleConv::Run(const float* in, float
   const __m512i hi_index =
       _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   const float* w = weights_.data();  // [ky * 2 + kx][c]
-  for (int y = row_begin; y < row_end; ++y) {
-    const float* row = in + static_cast<size_t>(y) * s_.in_w * c;
+  {
+    const float* row = in_row;
     float* o0 = out + static_cast<size_t>(2 * y) * out_w;
     float* o1 = o0 + out_w;
     for (int x = 0; x < s_.in_w; x += kLanes) {
@@ -113,6 +119,7 @@ __attribute__((target("avx512f"))) void UpsampleConv::Run(const float* in, float
 }
 #else
 void UpsampleConv::Run(const float*, float*, int, int) const {}
+void UpsampleConv::RunRow(const float*, float*, int) const {}
 #endif
 
 }  // namespace sluice::inference::xnn

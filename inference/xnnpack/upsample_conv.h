@@ -36,6 +36,9 @@ class UpsampleConv {
   const UpsampleConvShape& shape() const { return s_; }
   // Input rows [row_begin, row_end), i.e. output rows [2 * begin, 2 * end).
   void Run(const float* in, float* out, int row_begin, int row_end) const;
+  // Input row `y` from `in_row` (in_w * channels floats, anywhere, e.g. a
+  // row just computed into L1: dw_add_upsample.h): output rows 2y, 2y + 1.
+  void RunRow(const float* in_row, float* out, int y) const;
 
  private:
   UpsampleConvShape s_;

@@ -43,6 +43,7 @@
 #include "inference/xnnpack/transform_bilinear.h"
 #include "inference/xnnpack/translate.h"
 #include "inference/xnnpack/upsample_conv.h"
+#include "inference/xnnpack/dw_add_upsample.h"
 #include "inference/xnnpack/work_pool.h"
 #include "util/status_macros.h"
 
@@ -168,19 +169,25 @@ struct OwnChain {
   bool prelu_scale = false;  // conv a PRELU, scale the DEPTHWISE 1x1 reading it
                              // (prelu_scale.h)
   int out = -1;  // the last op's output
+  // With conv a DEPTHWISE and add: the 2x2 upsample that alone reads the
+  // ADD's output, run on each row from L1 (dw_add_upsample.h); out is its.
+  int upsample = -1;
+  int sigmoid = -1;  // ... and the LOGISTIC that alone reads the upsample's output
   // Every op the chain runs, `conv` first (for profiles).
   std::vector<int> ops() const {
     std::vector<int> v{conv};
     for (int o : {in_pad, add, prelu, pad, pw, expand, dw, gate_mul, gate_add, resize, mean, mean_add,
                   mean_pool, act, scale, prelu2, scale2, pool, in_prelu, in_scale, next,
-                  next_prelu, next_scale}) {
+                  next_prelu, next_scale, upsample, sigmoid}) {
       if (o >= 0 && std::find(v.begin(), v.end(), o) == v.end()) v.push_back(o);
     }
     return v;
   }
   int last() const {
-    return scale2 >= 0  ? scale2
-           : scale >= 0 ? scale
+    return sigmoid >= 0    ? sigmoid
+           : upsample >= 0 ? upsample
+           : scale2 >= 0   ? scale2
+           : scale >= 0  ? scale
            : prelu >= 0 ? prelu
            : act >= 0   ? act
            : add >= 0   ? add
@@ -1870,6 +1877,49 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A DEPTHWISE -> ADD whose output only our 2x2 upsample reads (the selfie
+  // models' last stage): one row kernel, the sum never written
+  // (dw_add_upsample.h); SLUICE_XNNPACK_DW_UPSAMPLE=0: two steps.
+  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_DW_UPSAMPLE")) {
+    std::vector<int> pairs;
+    for (const auto& [at, c] : chains) {
+      if (graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D && c.add >= 0 && c.pw < 0 &&
+          c.expand < 0 && c.act < 0 && c.pool < 0 && c.upsample < 0 && at == c.add) {
+        pairs.push_back(at);
+      }
+    }
+    for (int at : pairs) {
+      const OwnChain& c = chains[at];
+      const int m = sole_consumer(c.out);
+      auto mc = chains.find(m);
+      DepthwiseShape dw;
+      UpsampleConvShape up;
+      if (m <= at || mc == chains.end() || mc->second.conv != m || mc->second.in != c.out ||
+          !OwnUpsampleConvShape(info, m, &up) || !OwnDepthwiseShape(info, c.conv, &dw) ||
+          !DepthwiseAddUpsample::Supports(dw, up)) {
+        continue;
+      }
+      OwnChain merged = c;
+      merged.upsample = m, merged.out = mc->second.out;
+      chains.erase(mc);
+      chains.erase(at);
+      // ... and XNNPACK's sigmoid after it on each band (dw_add_upsample.h):
+      // measured no faster (its divisions bound it, not memory), so only with
+      // SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID=1.
+      const char* sig = std::getenv("SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID");
+      const int s = sole_consumer(merged.out);
+      if (s > m && kind[s] == Kind::kXnn && graph.ops[s].type == ir::OpType::kLogistic &&
+          graph.ops[s].inputs.size() == 1 && graph.ops[s].inputs[0] == merged.out &&
+          graph.ops[s].outputs.size() == 1 &&
+          graph.tensors[graph.ops[s].outputs[0]].shape == graph.tensors[merged.out].shape &&
+          sig && std::strcmp(sig, "1") == 0) {
+        merged.sigmoid = s, merged.out = graph.ops[s].outputs[0];
+        kind[s] = Kind::kOwn;
+      }
+      chains[merged.last()] = merged;
+    }
+  }
+
   // A stem chain's second output read only by a 2x2 stride-2 conv chain
   // (its PRELU and DEPTHWISE 1x1 too, nothing else) that the stem can run
   // from its registers (StemConv::TakesNext): that chain joins the stem's.
@@ -2889,6 +2939,24 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
       conv->SetResidualAdd(alo, ahi);
       const auto* r = static_cast<const float*>(TensorAddress(c.residual));
       if (!r) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+      if (c.upsample >= 0) {  // (OwnChain::upsample): the ADD inside the fused kernel
+        UpsampleConvShape up;
+        if (!OwnUpsampleConvShape(info, c.upsample, &up) ||
+            !DepthwiseAddUpsample::Supports(conv->shape(), up)) {
+          return absl::InternalError(absl::StrCat(g.OpLabel(c.upsample), ": not absorbable"));
+        }
+        ASSIGN_OR_RETURN(ConvConstants uc, LoadConvConstants(info, g.ops[c.upsample]));
+        auto fused = std::make_shared<DepthwiseAddUpsample>(
+            std::move(conv),
+            std::make_shared<const UpsampleConv>(up, uc.weights.data(), uc.bias_or_null()), r,
+            alo, ahi);
+        if (c.sigmoid >= 0 && !fused->SetSigmoid()) {
+          return absl::InternalError(absl::StrCat(g.OpLabel(c.sigmoid), ": creating it failed"));
+        }
+        const int units = fused->units();
+        return PrepareRowKernel(g, c, std::shared_ptr<const DepthwiseAddUpsample>(std::move(fused)),
+                                units);
+      }
       return PrepareRowKernel(
           g, c, std::make_shared<const DepthwiseAddRows>(DepthwiseAddRows{conv, r}), rows);
     }

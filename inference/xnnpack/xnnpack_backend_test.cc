@@ -22,6 +22,7 @@
 #include "inference/xnnpack/add_mean.h"
 #include "inference/xnnpack/branch_schedule.h"
 #include "inference/xnnpack/conv2x2.h"
+#include "inference/xnnpack/dw_add_upsample.h"
 #include "inference/xnnpack/gemv_conv.h"
 #include "inference/xnnpack/max_pool.h"
 #include "inference/xnnpack/pointwise_conv.h"
@@ -2123,6 +2124,126 @@ TEST(XnnpackBackendTest, DepthwiseResidualAddsMatchReference) {
   const ir::Graph g = DwAddGraph(k, /*dw_also_out=*/true);
   const std::vector<float> in = testing::RandomFloats(9 * 11 * 16, -2, 2, 95);
   ExpectNear(RunOn(*xnn, g, {in}, 2), RunOn(*ref, g, {in}), 1e-5f);
+  const int steps = ProfiledSteps(*xnn, g);
+  if (steps >= 0) EXPECT_EQ(steps, 2);
+}
+
+// DEPTHWISE 3x3 SAME -> ADD -> Convolution2DTransposeBias 2x2 stride 2 to
+// one channel (the selfie models' last stage) as one row kernel through L1
+// (dw_add_upsample.h). `residual_is_x`: ADD(x, dw) as in the models, else a
+// second input; `sigmoid`: a LOGISTIC after the upsample (the models');
+// `sum_out`: the ADD's output a graph output too (then the pattern must not
+// match).
+ir::Graph DwAddUpsampleGraph(int h, int w, int c, ir::Activation dw_act, ir::Activation add_act,
+                             bool residual_is_x, bool sigmoid, bool sum_out = false) {
+  GraphBuilder b("dw_add_upsample");
+  const ir::Shape shape{1, h, w, c};
+  const int x = b.Input(shape);
+  const int r = residual_is_x ? x : b.Input(shape);
+  const int d = b.Tensor(shape), s = b.Tensor(shape);
+  int y = b.Tensor({1, 2 * h, 2 * w, 1});
+  ir::DepthwiseConv2DOptions o;
+  o.padding = ir::Padding::kSame;
+  o.activation = dw_act;
+  b.Op(OpType::kDepthwiseConv2D,
+       {x, b.Const({1, 3, 3, c}, testing::RandomFloats(9 * c, -1, 1, 401)),
+        b.Const({c}, testing::RandomFloats(c, -1, 1, 402))},
+       {d}, o);
+  ir::BinaryOptions a;
+  a.activation = add_act;
+  b.Op(OpType::kAdd, {r, d}, {s}, a);
+  b.Op(OpType::kTransposeConvBias,
+       {s, b.Const({1, 2, 2, c}, testing::RandomFloats(4 * c, -1, 1, 403)),
+        b.Const({1}, testing::RandomFloats(1, -1, 1, 404))},
+       {y}, ir::TransposeConvOptions{ir::Padding::kValid, 2, 2});
+  if (sigmoid) {
+    const int z = b.Tensor({1, 2 * h, 2 * w, 1});
+    b.Op(OpType::kLogistic, {y}, {z});
+    y = z;
+  }
+  b.Output(y);
+  if (sum_out) b.Output(s);
+  return b.Build();
+}
+
+// Odd heights and widths (masked 16-pixel tails), 1-row images, 16 channels
+// (the models'), 5 and 24 (masked groups), activations on each op; 1-3
+// threads: the same bits as two steps (SLUICE_XNNPACK_DW_UPSAMPLE=0), near
+// the reference, one step; with a LOGISTIC after it taken too
+// (SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID=1: XNNPACK's sigmoid operator on the
+// kernel's bands, the last band short) the same bits as its own step. The
+// kernel alone, rows split as threads do, the same bits as the depthwise
+// with its ADD epilogue then the upsample.
+TEST(XnnpackBackendTest, DwAddUpsampleIsBitExactWithTheSwitchOff) {
+  using A = ir::Activation;
+  struct Case {
+    int h, w, c;
+    A dw_act, add_act;
+    bool residual_is_x, sigmoid;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{9, 37, 16, A::kNone, A::kNone, true, true},
+                        Case{13, 128, 16, A::kRelu, A::kNone, true, false},
+                        Case{15, 128, 16, A::kNone, A::kNone, true, true},
+                        Case{1, 16, 16, A::kNone, A::kRelu6, true, true},
+                        Case{7, 5, 5, A::kRelu6, A::kNone, false, false},
+                        Case{6, 19, 24, A::kNone, A::kReluN1To1, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c
+                                      << (k.sigmoid ? " LOGISTIC" : ""));
+    const ir::Graph g =
+        DwAddUpsampleGraph(k.h, k.w, k.c, k.dw_act, k.add_act, k.residual_is_x, k.sigmoid);
+    std::vector<std::vector<float>> in;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+      in.push_back(testing::RandomFloats(k.h * k.w * k.c, -2, 2, 405 + i));
+    }
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectNear(got, want, 1e-5f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_DW_UPSAMPLE", *xnn, g, in, threads),
+                     "threads " + std::to_string(threads));
+      if (!k.sigmoid) continue;
+      const ScopedEnv on("SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID", "1");
+      ExpectSameBits(RunOn(*xnn, g, in, threads), got,
+                     "sigmoid, threads " + std::to_string(threads));
+    }
+    const bool taken =
+        !std::getenv("SLUICE_XNNPACK_DW_UPSAMPLE") && !std::getenv("SLUICE_XNNPACK_UPSAMPLE");
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0 && taken) EXPECT_EQ(steps, k.sigmoid ? 2 : 1);
+    if (k.sigmoid && taken) {
+      const ScopedEnv on("SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID", "1");
+      const int fused = ProfiledSteps(*xnn, g);
+      if (fused >= 0) EXPECT_EQ(fused, 1);
+    }
+
+    // The kernel alone against its two parts.
+    const DepthwiseShape ds{k.h, k.w, k.c, k.h, k.w, 3, 1, 1, 1, 1};
+    const UpsampleConvShape us{k.h, k.w, k.c};
+    if (!DepthwiseAddUpsample::Supports(ds, us)) continue;
+    const std::vector<float> dw_w = testing::RandomFloats(9 * k.c, -1, 1, 411);
+    const std::vector<float> dw_b = testing::RandomFloats(k.c, -1, 1, 412);
+    const std::vector<float> up_w = testing::RandomFloats(4 * k.c, -1, 1, 413);
+    const std::vector<float> up_b = testing::RandomFloats(1, -1, 1, 414);
+    const std::vector<float>& x = in[0];
+    const std::vector<float>& r = in.back();
+    auto dw = std::make_shared<DepthwiseConv>(ds, dw_w.data(), dw_b.data(), -1.5f, 1.75f);
+    auto up = std::make_shared<const UpsampleConv>(us, up_w.data(), up_b.data());
+    std::vector<float> sum(x.size(), -7.0f), two(4 * k.h * k.w, -7.0f), one(two.size(), -7.0f);
+    dw->SetResidualAdd(-2.5f, 3.0f);
+    dw->Run(x.data(), r.data(), sum.data(), 0, k.h);
+    up->Run(sum.data(), two.data(), 0, k.h);
+    const DepthwiseAddUpsample fused(dw, up, r.data(), -2.5f, 3.0f);
+    fused.Run(x.data(), one.data(), 0, k.h / 2);
+    fused.Run(x.data(), one.data(), k.h / 2, k.h);
+    ExpectSameBits(one, two, "the kernel alone");
+  }
+  // The sum read elsewhere too (a graph output): two steps, still right.
+  const ir::Graph g =
+      DwAddUpsampleGraph(9, 37, 16, A::kNone, A::kNone, true, false, /*sum_out=*/true);
+  const std::vector<float> in = testing::RandomFloats(9 * 37 * 16, -2, 2, 415);
+  for (int threads : {1, 2}) ExpectNear(RunOn(*xnn, g, {in}, threads), RunOn(*ref, g, {in}), 1e-5f);
   const int steps = ProfiledSteps(*xnn, g);
   if (steps >= 0) EXPECT_EQ(steps, 2);
 }
