@@ -108,6 +108,10 @@ StemConv::StemConv(const StemConvShape& s, const float* weights, const float* bi
   unbounded_ = !(unbounded && std::strcmp(unbounded, "0") == 0);
   const char* k2_unbounded = std::getenv("SLUICE_XNNPACK_STEM_K2_UNBOUNDED");
   k2_unbounded_ = !(k2_unbounded && std::strcmp(k2_unbounded, "0") == 0);
+  const char* mem_fma = std::getenv("SLUICE_XNNPACK_STEM_MEMFMA");
+  mem_fma_ = !(mem_fma && std::strcmp(mem_fma, "0") == 0);
+  const char* zero_taps = std::getenv("SLUICE_XNNPACK_STEM_ZERO_TAPS");
+  zero_taps_ = !(zero_taps && std::strcmp(zero_taps, "0") == 0);
   const char* strip = std::getenv("SLUICE_XNNPACK_STEM_STRIP");
   if (strip && *strip) strip_ = std::max(0, std::atoi(strip)) / 8 * 8;
   lanes_ = UsesLanes(s);
@@ -561,6 +565,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) inline __m256 Scale8(__m256 v, c
 struct Ymm8 {
   using V = __m256;
   static constexpr int kOC = 8;
+  static constexpr bool kMem = false;
   SLUICE_DIRECT_TARGET static V Load(const float* p) { return _mm256_loadu_ps(p); }
   SLUICE_DIRECT_TARGET static V Fma(float x, V w, V acc) {
     return _mm256_fmadd_ps(_mm256_set1_ps(x), w, acc);
@@ -569,9 +574,37 @@ struct Ymm8 {
 struct Zmm16 {
   using V = __m512;
   static constexpr int kOC = 16;
+  static constexpr bool kMem = false;
   SLUICE_DIRECT_TARGET static V Load(const float* p) { return _mm512_loadu_ps(p); }
   SLUICE_DIRECT_TARGET static V Fma(float x, V w, V acc) {
     return _mm512_fmadd_ps(_mm512_set1_ps(x), w, acc);
+  }
+};
+// Zmm16 with the unguarded taps' FMAs in inline asm, the input broadcast
+// from memory ({1to16}) by each FMA. With the intrinsics GCC sees that
+// stride 2 makes pixel p's third column pixel p + 1's first, keeps those
+// broadcasts in registers and spills the 16 accumulators' neighbours
+// (~230 stack accesses per 16 pixels); the asm keeps every broadcast in its
+// FMA (loads are not the bound). The same fma(x, w, acc), so the same bits.
+// SLUICE_XNNPACK_STEM_MEMFMA=0: Zmm16.
+struct Zmm16Mem : Zmm16 {
+  static constexpr bool kMem = true;
+  // acc + w * row[at], `at` an immediate offset (a constant once the
+  // callers' loops are unrolled): one base register a kernel row (an "m"
+  // operand a pixel made GCC keep 16 pointers and spill them). The "m"
+  // input tells GCC the asm reads row[at] (no "memory" clobber needed).
+  SLUICE_DIRECT_TARGET static V FmaMem(const float* row, int at, V w, V acc) {
+#if !defined(__clang__)
+    if (__builtin_constant_p(at)) {
+      asm("vfmadd231ps %c[at](%[row])%{1to16%}, %[w], %[acc]"
+          : [acc] "+v"(acc)
+          : [w] "v"(w), [row] "r"(row), [at] "i"(at * 4), "m"(row[at]));
+      return acc;
+    }
+#endif
+    // Not unrolled (-O0, -Og) or clang: a memory operand, the same FMA.
+    asm("vfmadd231ps %[x]%{1to16%}, %[w], %[acc]" : [acc] "+v"(acc) : [w] "v"(w), [x] "m"(row[at]));
+    return acc;
   }
 };
 
@@ -598,7 +631,13 @@ SLUICE_DIRECT_TARGET inline void DirectTaps(const StemConvShape& s, const float*
       for (int t = 0; t < kK * kC; ++t) {  // kx * kC + ch: the row's taps in order
         const typename Vec::V wv = Vec::Load(w + (ky * kK * kC + t) * kOC);
 #pragma GCC unroll 16
-        for (int p = 0; p < R; ++p) acc[p] = Vec::Fma(r[p * kS * kC + t], wv, acc[p]);
+        for (int p = 0; p < R; ++p) {
+          if constexpr (Vec::kMem) {
+            acc[p] = Vec::FmaMem(r, p * kS * kC + t, wv, acc[p]);
+          } else {
+            acc[p] = Vec::Fma(r[p * kS * kC + t], wv, acc[p]);
+          }
+        }
       }
     }
     return;
@@ -615,6 +654,41 @@ SLUICE_DIRECT_TARGET inline void DirectTaps(const StemConvShape& s, const float*
           const int ix = ix0 + p * kS + kx;
           const float x = row_in && ix >= 0 && ix < s.in_w ? row[ix * kC + ch] : 0.0f;
           acc[p] = Vec::Fma(x, wv, acc[p]);
+        }
+      }
+    }
+  }
+}
+
+// Zeros for DirectTaps16Rows' taps outside the image (offsets < 16 * 6 + 9).
+alignas(64) constexpr float kZeroTaps[128] = {};
+
+// DirectTaps<Zmm16Mem, R, false> for blocks that touch the image's border:
+// a kernel row above or below the image reads kZeroTaps, and with kLastOut
+// pixel R - 1's third column (one past the right edge) does too. The same
+// fma(0, w, acc) as DirectTaps' guarded path, in the same order, so the
+// same bits; no per-tap tests, and the border rows and last column run in
+// whole 16-pixel blocks. Needs every other tap inside (ox * 2 >= pad_left).
+template <int R, bool kLastOut>
+SLUICE_DIRECT_TARGET inline void DirectTaps16Rows(const StemConvShape& s, const float* w,
+                                                  const float* in, int oy, int ox, __m512* acc) {
+  constexpr int kS = 2, kC = 3, kOC = 16;
+  const int iy0 = oy * kS - s.pad_top, ix0 = ox * kS - s.pad_left;
+#pragma GCC unroll 3
+  for (int ky = 0; ky < 3; ++ky) {
+    const int iy = iy0 + ky;
+    const float* r = iy >= 0 && iy < s.in_h
+                         ? in + (static_cast<ptrdiff_t>(iy) * s.in_w + ix0) * kC
+                         : kZeroTaps;
+#pragma GCC unroll 16
+    for (int t = 0; t < 3 * kC; ++t) {
+      const __m512 wv = _mm512_loadu_ps(w + (ky * 3 * kC + t) * kOC);
+#pragma GCC unroll 16
+      for (int p = 0; p < R; ++p) {
+        if (kLastOut && p == R - 1 && t >= 2 * kC) {
+          acc[p] = Zmm16Mem::FmaMem(kZeroTaps, 0, wv, acc[p]);
+        } else {
+          acc[p] = Zmm16Mem::FmaMem(r, p * kS * kC + t, wv, acc[p]);
         }
       }
     }
@@ -791,7 +865,10 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectRows8K2(
 // channels) and the same epilogue as LanePixels, so the same bits. (One
 // template for 8 and 16 channels with DirectPixels8's epilogue spilled:
 // 0.148 -> 0.191 ms here.)
-template <int R, bool kGuard>
+// kBounded false: the conv's clamp is (-inf, +inf) and skipped (the
+// same bits for every non-NaN sum, as PairUnbounded).
+// kRows: the taps by DirectTaps16Rows (1; 2: with kLastOut).
+template <int R, bool kGuard, bool kMem, bool kBounded = true, int kRows = 0>
 __attribute__((target("avx512f,avx512vl,fma"))) void DirectPixels16(
     const StemConvShape& s, const float* packed, const float* in, int oy, int ox, float lo_f,
     float hi_f, int epilogue, const float* slope, float* out) {
@@ -799,13 +876,18 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectPixels16(
   const __m512 bias = _mm512_loadu_ps(packed);
 #pragma GCC unroll 16
   for (int p = 0; p < R; ++p) acc[p] = bias;
-  DirectTaps<Zmm16, R, kGuard>(s, packed + kLanes, in, oy, ox, acc);
+  using Vec = std::conditional_t<kMem && !kGuard, Zmm16Mem, Zmm16>;
+  if constexpr (kRows > 0) {
+    DirectTaps16Rows<R, kRows == 2>(s, packed + kLanes, in, oy, ox, acc);
+  } else {
+    DirectTaps<Vec, R, kGuard>(s, packed + kLanes, in, oy, ox, acc);
+  }
   const __m512 lo = _mm512_set1_ps(lo_f), hi = _mm512_set1_ps(hi_f);
   const int valid = kGuard ? std::min(R, s.out_w - ox) : R;
   float* o = out + (static_cast<size_t>(oy) * s.out_w + ox) * kLanes;
 #pragma GCC unroll 16
   for (int p = 0; p < R; ++p) {
-    __m512 v = _mm512_min_ps(_mm512_max_ps(acc[p], lo), hi);
+    __m512 v = kBounded ? _mm512_min_ps(_mm512_max_ps(acc[p], lo), hi) : acc[p];
     if (epilogue == 1) {  // HARD_SWISH as LanePixels
       __m512 t = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1.555556p-3f), _mm512_set1_ps(0.5f));
       t = _mm512_max_ps(t, _mm512_setzero_ps());
@@ -820,48 +902,78 @@ __attribute__((target("avx512f,avx512vl,fma"))) void DirectPixels16(
   }
 }
 
+template <bool kMem, bool kBounded = true>
 __attribute__((target("avx512f,avx512vl,fma"))) void DirectRows16(
     const StemConvShape& s, const float* packed, const float* in, float lo, float hi, int epilogue,
-    const float* slope, float* out, int row_begin, int row_end) {
+    const float* slope, float* out, int row_begin, int row_end, bool zero_taps) {
   // Output columns whose taps are all inside the image: [x_lo, x_hi).
   const int x_lo = std::min(s.out_w, (s.pad_left + 1) / 2);
   const int x_hi = s.in_w - 3 + s.pad_left < 0
                        ? x_lo
                        : std::max(x_lo, std::min(s.out_w, (s.in_w - 3 + s.pad_left) / 2 + 1));
+  // The selfie stems (SAME, even sizes: no left padding, the last column's
+  // third tap one past the edge, the last row's third row below it): every
+  // row in 16-pixel blocks (DirectTaps16Rows), the last one taking the last
+  // column; blocks may overlap (the same values stored twice). The guarded
+  // path's two blocks of 4 and single pixels per row and its per-tap tests
+  // on the border rows cost ~10 % (SLUICE_XNNPACK_STEM_ZERO_TAPS=0: not).
+  const bool last_out = x_hi == s.out_w - 1 && (s.out_w - 1) * 2 - s.pad_left + 2 == s.in_w;
+  if (kMem && zero_taps && x_lo == 0 && s.pad_left == 0 && s.out_w >= 17 &&
+      (x_hi == s.out_w || last_out)) {
+    const int end = last_out ? s.out_w - 16 : s.out_w;  // [0, end): all taps inside
+    for (int oy = row_begin; oy < row_end; ++oy) {
+      int ox = 0;
+      for (; ox + 16 <= end; ox += 16) {
+        DirectPixels16<16, false, kMem, kBounded, 1>(s, packed, in, oy, ox, lo, hi, epilogue,
+                                                     slope, out);
+      }
+      if (ox < end) {
+        DirectPixels16<16, false, kMem, kBounded, 1>(s, packed, in, oy, std::max(0, end - 16), lo,
+                                                     hi, epilogue, slope, out);
+      }
+      if (last_out) {
+        DirectPixels16<16, false, kMem, kBounded, 2>(s, packed, in, oy, s.out_w - 16, lo, hi,
+                                                     epilogue, slope, out);
+      }
+    }
+    return;
+  }
   for (int oy = row_begin; oy < row_end; ++oy) {
     const int iy0 = oy * 2 - s.pad_top;
     if (iy0 < 0 || iy0 + 2 >= s.in_h) {  // a border row: every tap checked
       for (int ox = 0; ox < s.out_w; ox += 16) {
-        DirectPixels16<16, true>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+        DirectPixels16<16, true, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
       }
       continue;
     }
     for (int ox = 0; ox < x_lo; ++ox) {
-      DirectPixels16<1, true>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      DirectPixels16<1, true, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
     }
     int ox = x_lo;
     for (; ox + 16 <= x_hi; ox += 16) {
-      DirectPixels16<16, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      DirectPixels16<16, false, kMem, kBounded>(s, packed, in, oy, ox, lo, hi, epilogue, slope,
+                                                out);
     }
     if (ox + 8 <= x_hi) {
-      DirectPixels16<8, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      DirectPixels16<8, false, kMem, kBounded>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
       ox += 8;
     }
     if (ox + 4 <= x_hi) {
-      DirectPixels16<4, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      DirectPixels16<4, false, kMem, kBounded>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
       ox += 4;
     }
     if (ox < x_hi && x_hi - x_lo >= 4) {
       // The last 1-3 inside as a block of 4 ending at x_hi (its first pixels
       // again, the same values): single pixels wait on their FMA latency.
-      DirectPixels16<4, false>(s, packed, in, oy, x_hi - 4, lo, hi, epilogue, slope, out);
+      DirectPixels16<4, false, kMem, kBounded>(s, packed, in, oy, x_hi - 4, lo, hi, epilogue,
+                                               slope, out);
       ox = x_hi;
     }
     for (; ox < x_hi; ++ox) {
-      DirectPixels16<1, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      DirectPixels16<1, false, kMem, kBounded>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
     }
     for (; ox < s.out_w; ++ox) {
-      DirectPixels16<1, true>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
+      DirectPixels16<1, true, false>(s, packed, in, oy, ox, lo, hi, epilogue, slope, out);
     }
   }
 }
@@ -1295,8 +1407,12 @@ bool StemConv::K2Unbounded() const { return k2_unbounded_ && PairUnbounded(); }
 void StemConv::Compute(float* out, int row_begin, int row_end) const {
   if (direct_) {
     if (s_.out_channels == 16) {
-      return DirectRows16(s_, packed_.data(), in_, min_, max_, epilogue_, slope_.data(), out,
-                          row_begin, row_end);
+      const bool open = unbounded_ && min_ == -INFINITY && max_ == INFINITY;
+      const auto rows16 = !mem_fma_ ? DirectRows16<false>
+                          : open    ? DirectRows16<true, false>
+                                    : DirectRows16<true>;
+      return rows16(s_, packed_.data(), in_, min_, max_, epilogue_, slope_.data(), out, row_begin,
+                    row_end, zero_taps_);
     }
     const bool tail = !tail_.scale.empty() || tail_.out2 || tail_.out3 || next_;
     const auto rows = pairs_ && s_.kernel_h == 2

@@ -30,6 +30,13 @@
 // stay in L1; SLUICE_XNNPACK_STEM_STRIP=N pairs, 0: whole rows) and can run
 // the 2x2 8 -> 8 conv reading its second output from the registers
 // (SetNext; SLUICE_XNNPACK_STEM_NEXT=0: not).
+// The 16-channel direct variant (the selfie and face_landmark stems) runs
+// its FMAs in inline asm with the input broadcast from memory (GCC shared
+// the broadcasts of neighbouring pixels and spilled;
+// SLUICE_XNNPACK_STEM_MEMFMA=0: intrinsics), skips an all-infinite clamp
+// (SLUICE_XNNPACK_STEM_UNBOUNDED=0: not) and runs border rows and the last
+// column in whole blocks reading zeros for the outside taps
+// (SLUICE_XNNPACK_STEM_ZERO_TAPS=0: guarded pixels). Same bits.
 #ifndef SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 #define SLUICE_INFERENCE_XNNPACK_STEM_CONV_H_
 
@@ -121,6 +128,14 @@ class StemConv {
   // pairs, then the next (rounded down to a multiple of 8; 0: whole rows).
   // SLUICE_XNNPACK_STEM_STRIP, read at construction.
   int strip_ = 32;
+  // The 16-channel direct variant's unguarded FMAs in inline asm, each
+  // broadcasting its input from memory (stem_conv.cc, Zmm16Mem).
+  // SLUICE_XNNPACK_STEM_MEMFMA (not 0), read at construction.
+  bool mem_fma_ = true;
+  // With mem_fma_: border rows and the last column in whole blocks, their
+  // outside taps read from zeros (stem_conv.cc, DirectTaps16Rows).
+  // SLUICE_XNNPACK_STEM_ZERO_TAPS (not 0), read at construction.
+  bool zero_taps_ = true;
   std::shared_ptr<const StemConv> next_;  // SetNext
   float* next_out_ = nullptr;
   StemConvShape s_;

@@ -1249,6 +1249,91 @@ TEST(XnnpackBackendTest, StemPairsSkipOnlyInfiniteClamps) {
   }
 }
 
+// The 16-channel direct stem's asm FMAs (SLUICE_XNNPACK_STEM_MEMFMA), its
+// skipped infinite clamp (SLUICE_XNNPACK_STEM_UNBOUNDED) and its border
+// blocks reading zeros (SLUICE_XNNPACK_STEM_ZERO_TAPS): the kernel alone at
+// the selfie models' 256x256 and 144x256 (SAME: the last column and row
+// read zeros), 20x34 and 40x96 (the same with 17 and 48 columns: blocks
+// overlapping), 37x41 VALID (no tap outside, 20 columns), odd SAME sizes
+// (23x29: padding on the left and top, the guarded path) and an image
+// narrower than a block (9x7), no activation / HARD_SWISH / PRELU, the
+// conv's clamp infinite or finite (tight enough to bite), computed in parts
+// of 3 rows: near a plain loop over the taps, the same bits as each switch
+// off.
+TEST(XnnpackBackendTest, StemDirect16MemFmaIsBitExactWithTheSwitchesOff) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const int oc = 16;
+  const std::vector<float> w = testing::RandomFloats(oc * 27, -1, 1, 321);
+  const std::vector<float> bias = testing::RandomFloats(oc, -1, 1, 322);
+  const std::vector<float> slope = testing::RandomFloats(oc, -1, 1, 323);
+  struct Size {
+    int h, wd;
+    bool valid;
+  };
+  for (const Size& z : {Size{256, 256, false}, Size{144, 256, false}, Size{20, 34, false},
+                        Size{40, 96, false}, Size{37, 41, true}, Size{23, 29, false},
+                        Size{9, 7, false}}) {
+    const int h = z.h, wd = z.wd;
+    StemConvShape shape = Stem3x3Stride2Shape(h, wd, oc);
+    if (z.valid) {
+      shape.out_h = (h - 3) / 2 + 1, shape.out_w = (wd - 3) / 2 + 1;
+      shape.pad_top = shape.pad_left = 0;
+    }
+    if (!StemConv::Supports(shape) || !StemConv::UsesDirect(shape)) GTEST_SKIP() << "no AVX-512";
+    const std::vector<float> in = testing::RandomFloats(h * wd * 3, -2, 2, 324);
+    const size_t n = static_cast<size_t>(shape.out_h) * shape.out_w * oc;
+    for (const int act : {0, 1, 2}) {  // none, HARD_SWISH, PRELU
+      for (const bool finite : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << h << "x" << wd << " act " << act << (finite ? " finite" : " infinite"));
+        const float lo = finite ? -0.4f : -inf, hi = finite ? 0.6f : inf;
+        auto run = [&](const char* mem_fma, const char* unbounded, const char* zero_taps) {
+          const ScopedEnv env("SLUICE_XNNPACK_STEM_MEMFMA", mem_fma);
+          const ScopedEnv env2("SLUICE_XNNPACK_STEM_UNBOUNDED", unbounded);
+          const ScopedEnv env3("SLUICE_XNNPACK_STEM_ZERO_TAPS", zero_taps);
+          StemConv conv(shape, w.data(), bias.data(), lo, hi);
+          EXPECT_TRUE(conv.direct());
+          if (act == 1) conv.SetHardSwish();
+          if (act == 2) conv.SetPrelu(slope.data());
+          std::vector<float> out(n, -7.0f);
+          conv.Stage(in.data(), 0, h);
+          for (int r = 0; r < shape.out_h; r += 3) {
+            conv.Compute(out.data(), r, std::min(r + 3, shape.out_h));
+          }
+          return out;
+        };
+        const std::vector<float> got = run("1", "1", "1");
+        ExpectSameBits(got, run("0", "1", "1"), "vs MEMFMA=0");
+        ExpectSameBits(got, run("1", "0", "1"), "vs UNBOUNDED=0");
+        ExpectSameBits(got, run("1", "1", "0"), "vs ZERO_TAPS=0");
+        std::vector<float> want(n);
+        for (int oy = 0; oy < shape.out_h; ++oy) {
+          for (int ox = 0; ox < shape.out_w; ++ox) {
+            for (int o = 0; o < oc; ++o) {
+              double acc = bias[o];
+              for (int ky = 0; ky < 3; ++ky) {
+                for (int kx = 0; kx < 3; ++kx) {
+                  const int iy = oy * 2 - shape.pad_top + ky, ix = ox * 2 - shape.pad_left + kx;
+                  if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                  for (int c = 0; c < 3; ++c) {
+                    acc += double{w[((o * 3 + ky) * 3 + kx) * 3 + c]} *
+                           in[(iy * wd + ix) * 3 + c];
+                  }
+                }
+              }
+              float v = std::min(std::max(static_cast<float>(acc), lo), hi);
+              if (act == 1) v *= std::min(std::max(v / 6 + 0.5f, 0.0f), 1.0f);
+              if (act == 2 && v < 0) v *= slope[o];
+              want[(static_cast<size_t>(oy) * shape.out_w + ox) * oc + o] = v;
+            }
+          }
+        }
+        ExpectNear(got, want, 1e-4f);
+      }
+    }
+  }
+}
+
 // The 2x2 pair stem (PairRows8K2) with its PRELU -> DEPTHWISE 1x1 tail skips
 // its clamps only when all are infinite (hand_recrop: none finite): with a
 // RELU / RELU6 on the conv or on the DEPTHWISE, or none, 1-2 threads, the
