@@ -50,45 +50,42 @@ __attribute__((target("avx512f"), always_inline)) inline void StoreMean(
   _mm512_mask_storeu_ps(out, m, v);
 }
 
-__attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float* clamp,
-                                              float scale, const float* a, const float* b,
-                                              float* out, int g) {
-  const size_t c = static_cast<size_t>(s.channels);
-  const size_t k = static_cast<size_t>(g) * kLanes;
-  const __mmask16 m = GroupMask(c, k);
-  const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
-  const size_t n = static_cast<size_t>(s.pixels);
-  a += k, b += k;
-  __m512 x[7];
-#pragma GCC unroll 7
-  for (int j = 0; j < 7; ++j) x[j] = Px(a, b, j, n, c, m, alo, ahi);
-  __m512 acc = FirstBlockSum(x);
-  for (size_t p = 7; p < n; p += 7) {
+// Group g's lanes of the clamped sums a + b, 7 pixels (a block) at a time.
+struct GroupPixels {
+  __attribute__((target("avx512f"), always_inline)) GroupPixels(const AddMeanShape& s,
+                                                                const float* clamp,
+                                                                const float* a_in,
+                                                                const float* b_in, int g)
+      : c(static_cast<size_t>(s.channels)),
+        n(static_cast<size_t>(s.pixels)),
+        k(static_cast<size_t>(g) * kLanes),
+        m(GroupMask(c, k)),
+        alo(_mm512_set1_ps(clamp[0])),
+        ahi(_mm512_set1_ps(clamp[1])),
+        a(a_in + k),
+        b(b_in + k) {}
+  // Block q's 7 pixels into x.
+  __attribute__((target("avx512f"), always_inline)) void Block(int q, __m512* x) const {
+    const size_t p = static_cast<size_t>(q) * 7;
 #pragma GCC unroll 7
     for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
-    const __m512 s0123 = _mm512_add_ps(_mm512_add_ps(x[0], x[1]), _mm512_add_ps(x[2], x[3]));
-    const __m512 s456a = _mm512_add_ps(_mm512_add_ps(x[4], x[5]), _mm512_add_ps(x[6], acc));
-    acc = _mm512_add_ps(s0123, s456a);
   }
-  StoreMean(acc, scale, clamp, m, out + k);
-}
+  size_t c, n, k;
+  __mmask16 m;
+  __m512 alo, ahi;
+  const float* a;
+  const float* b;
+};
 
 __attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, const float* clamp,
                                                       const float* a, const float* b,
                                                       float* scratch, int g, int q0, int q1) {
-  const size_t c = static_cast<size_t>(s.channels);
-  const size_t k = static_cast<size_t>(g) * kLanes;
-  const __mmask16 m = GroupMask(c, k);
-  const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
-  const size_t n = static_cast<size_t>(s.pixels);
-  a += k, b += k;
+  const GroupPixels px(s, clamp, a, b, g);
   __m512 x[7];
   for (int q = q0; q < q1; ++q) {
-    const size_t p = static_cast<size_t>(q) * 7;
     float* o = scratch + static_cast<size_t>(q) * 3 * kLanes;
-#pragma GCC unroll 7
-    for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
-    if (q == 0) {  // the first block's own tree (Group above)
+    px.Block(q, x);
+    if (q == 0) {  // the first block's own tree (ChainBlocks)
       _mm512_storeu_ps(o, FirstBlockSum(x));
       continue;
     }
@@ -98,23 +95,17 @@ __attribute__((target("avx512f"))) void PartialBlocks(const AddMeanShape& s, con
   }
 }
 
-// Blocks [q0, q1) of group g added to the running sum at `acc` (Group's
-// order; block 0 starts it).
+// Blocks [q0, q1) of group g added to the running sum at `acc_at` in
+// XNNPACK's order: block 0 starts it (FirstBlockSum), each later block adds
+// ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + acc)).
 __attribute__((target("avx512f"))) void ChainBlocks(const AddMeanShape& s, const float* clamp,
                                                     const float* a, const float* b, float* acc_at,
                                                     int g, int q0, int q1) {
-  const size_t c = static_cast<size_t>(s.channels);
-  const size_t k = static_cast<size_t>(g) * kLanes;
-  const __mmask16 m = GroupMask(c, k);
-  const __m512 alo = _mm512_set1_ps(clamp[0]), ahi = _mm512_set1_ps(clamp[1]);
-  const size_t n = static_cast<size_t>(s.pixels);
-  a += k, b += k;
+  const GroupPixels px(s, clamp, a, b, g);
   __m512 x[7];
   __m512 acc = _mm512_loadu_ps(acc_at);
   for (int q = q0; q < q1; ++q) {
-    const size_t p = static_cast<size_t>(q) * 7;
-#pragma GCC unroll 7
-    for (int j = 0; j < 7; ++j) x[j] = Px(a, b, p + j, n, c, m, alo, ahi);
+    px.Block(q, x);
     if (q == 0) {
       acc = FirstBlockSum(x);
       continue;
@@ -126,26 +117,21 @@ __attribute__((target("avx512f"))) void ChainBlocks(const AddMeanShape& s, const
   _mm512_storeu_ps(acc_at, acc);
 }
 
-__attribute__((target("avx512f"))) void FinishGroup(const AddMeanShape& s, const float* clamp,
-                                                    float scale, const float* scratch, int blocks,
-                                                    float* out, int g) {
-  const size_t c = static_cast<size_t>(s.channels);
+// The whole mean of group g in one pass: every block chained, then stored.
+__attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float* clamp,
+                                              float scale, const float* a, const float* b,
+                                              float* out, int g) {
+  alignas(64) float acc[kLanes] = {};
+  ChainBlocks(s, clamp, a, b, acc, g, 0, (s.pixels + 6) / 7);
   const size_t k = static_cast<size_t>(g) * kLanes;
-  const __mmask16 m = GroupMask(c, k);
-  __m512 acc = _mm512_loadu_ps(scratch);
-  for (int q = 1; q < blocks; ++q) {
-    const float* o = scratch + static_cast<size_t>(q) * 3 * kLanes;
-    // Group's s0123 + ((x4 + x5) + (x6 + acc)).
-    const __m512 s456a = _mm512_add_ps(_mm512_loadu_ps(o + kLanes),
-                                       _mm512_add_ps(_mm512_loadu_ps(o + 2 * kLanes), acc));
-    acc = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
-  }
-  StoreMean(acc, scale, clamp, m, out + k);
+  StoreMean(_mm512_load_ps(acc), scale, clamp, GroupMask(static_cast<size_t>(s.channels), k),
+            out + k);
 }
 
-// FinishGroup for groups g0 .. g0 + 3 (those below `groups`) at once: four
-// independent chains, so their adds' latencies overlap (each group's adds in
-// its own order: the same bits).
+// Partial's stored sums chained in ChainBlocks' order from block q0 on
+// (block 0's sum, or the running sums at acc_at), then the means stored:
+// groups g0 .. g0 + 3 (those below `groups`) at once, four independent
+// chains whose adds' latencies overlap (each group's adds in its own order).
 __attribute__((target("avx512f"))) void FinishFour(const AddMeanShape& s, const float* clamp,
                                                    float scale, const float* scratch, int blocks,
                                                    float* out, int g0, int groups, int q0,
@@ -209,9 +195,10 @@ void AddMean::Partial(const float* a, const float* b, float* scratch, int g, int
 
 void AddMean::Finish(const float* scratch, float* out, int group_begin, int group_end) const {
 #if SLUICE_ADDMEAN_AVX512
+  // One group at a time (threads split by group); FinishFour's three other
+  // chains are copies of it, not stored.
   for (int g = group_begin; g < group_end; ++g) {
-    FinishGroup(s_, clamp_, scale_, scratch + static_cast<size_t>(g) * blocks() * 3 * kLanes,
-                blocks(), out, g);
+    FinishFour(s_, clamp_, scale_, scratch, blocks(), out, g, g + 1, 0, nullptr);
   }
 #else
   (void)scratch, (void)out, (void)group_begin, (void)group_end;
