@@ -3215,12 +3215,10 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
     } else {
       RunStagedPointwiseRows(*t, 0, t->p->rows);
     }
-    if (t->chain) {
-      const size_t at = t->chain->at.load(std::memory_order_acquire);
-      t->mean->FinishFrom(t->mean_scratch, t->chain->acc.data(), static_cast<int>(at),
-                          t->mean_out);
-    } else if (t->mean) {
-      t->mean->Finish(t->mean_scratch, t->mean_out, 0, t->mean->groups());
+    if (t->mean) {  // the chain from where the tasks left it (block 0 without MeanChain)
+      const size_t at = t->chain ? t->chain->at.load(std::memory_order_acquire) : 0;
+      t->mean->FinishFrom(t->mean_scratch, t->chain ? t->chain->acc.data() : nullptr,
+                          static_cast<int>(at), t->mean_out);
     }
   });
 }
