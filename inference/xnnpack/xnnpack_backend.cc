@@ -92,6 +92,11 @@ bool KernelSwitchOn(const char* variable) {
   const char* e = std::getenv(variable);
   return !(e && std::strcmp(e, "0") == 0);
 }
+// An opt-in A/B path (measured no faster, off by default): on only with =1.
+bool KernelSwitchSet(const char* variable) {
+  const char* e = std::getenv(variable);
+  return e && std::strcmp(e, "1") == 0;
+}
 
 // A CONV_2D our pointwise kernel runs: 1x1 filter, stride 1, fp32 constant
 // weights, constant bias, activation with a range (XNNPACK's own checks, in
@@ -1620,8 +1625,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   // SLUICE_XNNPACK_STAGED_MEAN=0: not (for A/B).
   // SLUICE_XNNPACK_STAGED_MEAN_1T=1: also on one thread (the chain then runs
   // as the rows arrive, MeanChain; for A/B).
-  const char* one_thread = std::getenv("SLUICE_XNNPACK_STAGED_MEAN_1T");
-  const bool staged_mean_1t = one_thread && std::strcmp(one_thread, "1") == 0 &&
+  const bool staged_mean_1t = KernelSwitchSet("SLUICE_XNNPACK_STAGED_MEAN_1T") &&
                               KernelSwitchOn("SLUICE_XNNPACK_MEAN_CHAIN");
   if (OwnGemmEnabled() && FuseAddEnabled() && (pool_ != nullptr || staged_mean_1t) &&
       KernelSwitchOn("SLUICE_XNNPACK_STAGED_MEAN")) {
@@ -1906,13 +1910,12 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       // ... and XNNPACK's sigmoid after it on each band (dw_add_upsample.h):
       // measured no faster (its divisions bound it, not memory), so only with
       // SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID=1.
-      const char* sig = std::getenv("SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID");
       const int s = sole_consumer(merged.out);
       if (s > m && kind[s] == Kind::kXnn && graph.ops[s].type == ir::OpType::kLogistic &&
           graph.ops[s].inputs.size() == 1 && graph.ops[s].inputs[0] == merged.out &&
           graph.ops[s].outputs.size() == 1 &&
           graph.tensors[graph.ops[s].outputs[0]].shape == graph.tensors[merged.out].shape &&
-          sig && std::strcmp(sig, "1") == 0) {
+          KernelSwitchSet("SLUICE_XNNPACK_DW_UPSAMPLE_SIGMOID")) {
         merged.sigmoid = s, merged.out = graph.ops[s].outputs[0];
         kind[s] = Kind::kOwn;
       }
