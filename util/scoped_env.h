@@ -1,5 +1,6 @@
-// Sets an environment variable for a scope and restores it after (tests that
-// flip a switch read by the code under test).
+// Sets an environment variable for a scope (or, with a null value, unsets
+// it) and restores it after (tests that flip a switch read by the code under
+// test).
 #ifndef SLUICE_UTIL_SCOPED_ENV_H_
 #define SLUICE_UTIL_SCOPED_ENV_H_
 
@@ -14,7 +15,11 @@ class ScopedEnv {
     const char* old = std::getenv(name);
     had_ = old != nullptr;
     if (had_) old_ = old;
-    setenv(name, value, 1);
+    if (value) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
   }
   ~ScopedEnv() {
     if (had_) {

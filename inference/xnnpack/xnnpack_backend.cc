@@ -98,6 +98,19 @@ bool KernelSwitchSet(const char* variable) {
   return e && std::strcmp(e, "1") == 0;
 }
 
+// A step with less work (BranchSchedule's units: MACs + output elements +
+// kBranchStepOverhead) than this runs on the caller alone, built without the
+// pool: on two threads a parallel call costs ~1 us (wake-up, split, join),
+// more than hand_recrop's 4x4 and 2x2 steps take on one thread (2T, 20
+// interleaved rounds: 0.120 -> 0.117 ms). SLUICE_XNNPACK_SERIAL_WORK=N sets
+// the limit (0: every step on the pool, as before; 20000 and up measured
+// slower on face_landmark_with_attention). Read when a model is compiled.
+constexpr int64_t kSerialStepWork = 10000;
+int64_t SerialStepWork() {
+  const char* e = std::getenv("SLUICE_XNNPACK_SERIAL_WORK");
+  return e ? std::atoll(e) : kSerialStepWork;
+}
+
 // A CONV_2D our pointwise kernel runs: 1x1 filter, stride 1, fp32 constant
 // weights, constant bias, activation with a range (XNNPACK's own checks, in
 // VisitOp, have passed already).
@@ -2137,6 +2150,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     return w;
   };
   size_t next_segment = 0;
+  const int64_t serial_work = SerialStepWork();
   for (int i = 0; i < num_ops; ++i) {
     if (branch.first_op >= 0 && i == branch.first_op) {
       branch_first_step_ = steps_.size();
@@ -2148,14 +2162,18 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (kind[i] == Kind::kOwn) {
       auto c = chains.find(i);
       if (c == chains.end()) continue;  // absorbed by a chain that runs later
-      ASSIGN_OR_RETURN(reference::Kernel k, PrepareOwnKernel(info, c->second));
-      steps_.push_back(Step{nullptr, std::move(k), c->second.conv, c->second.ops()});
       const OwnChain& o = c->second;
+      access.work = work_of({o.conv, o.pw, o.dw, o.expand, o.scale, o.scale2}, o.out);
+      const pthreadpool_t step_pool = pool_;
+      if (access.work < serial_work) pool_ = nullptr;  // (SerialStepWork)
+      auto prepared = PrepareOwnKernel(info, o);
+      pool_ = step_pool;
+      ASSIGN_OR_RETURN(reference::Kernel k, std::move(prepared));
+      steps_.push_back(Step{nullptr, std::move(k), o.conv, o.ops()});
       for (int t : {o.in, o.residual, o.gate, o.gate_b, o.matrix, o.mean_b}) {
         range(t, &access.reads);
       }
       for (int t : {o.out, o.out2, o.out3, o.mean_out}) range(t, &access.writes);
-      access.work = work_of({o.conv, o.pw, o.dw, o.expand, o.scale, o.scale2}, o.out);
       access.barrier = false;
     } else if (kind[i] == Kind::kIsland) {
       std::vector<void*> addr(num_tensors, nullptr);
@@ -2175,7 +2193,11 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       access.barrier = false;
     } else if (next_segment < segments.size() && segments[next_segment].front() == i) {
       const std::vector<int>& seg = segments[next_segment];
-      RETURN_IF_ERROR(BuildSegment(info, seg, consumers, kind, failed_op));
+      const pthreadpool_t step_pool = pool_;
+      if (work_of(seg, graph.ops[seg.back()].outputs[0]) < serial_work) pool_ = nullptr;
+      const absl::Status built = BuildSegment(info, seg, consumers, kind, failed_op);
+      pool_ = step_pool;  // (SerialStepWork)
+      RETURN_IF_ERROR(built);
       ++next_segment;
       for (int j : seg) {
         for (int t : graph.ops[j].inputs) {

@@ -39,6 +39,12 @@ namespace {
 using ir::OpType;
 using testing::GraphBuilder;
 
+// These tests check the parallel paths on small shapes, which the backend
+// would otherwise run on the caller alone (SLUICE_XNNPACK_SERIAL_WORK, its
+// default limit): every step on the pool unless the variable is set outside.
+// TinyStepsRunOnTheCallerAlone checks the default.
+const bool kAllStepsOnThePool = setenv("SLUICE_XNNPACK_SERIAL_WORK", "0", 0) == 0;
+
 // Runs `graph` on a backend with the given input values; returns output 0.
 std::vector<float> RunOn(const Backend& backend, const ir::Graph& graph,
                          const std::vector<std::vector<float>>& inputs, int threads = 1,
@@ -3443,6 +3449,54 @@ TEST(XnnpackBackendTest, BranchTailIsBitExactWithTheSwitchOff) {
     EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 2);
     ScopedEnv sw("SLUICE_XNNPACK_BRANCHES", "0");
     EXPECT_GT(PoolCallsPerInvoke(*xnn, g, 2), 4);
+  }
+}
+
+// A step with less work than the default limit (hand_recrop's 4x4 and 2x2
+// steps) runs on the caller alone: no parallel call, the same bits as on the
+// pool; a larger one still goes to the pool.
+ir::Graph TinyConvGraph(int h, int w) {
+  GraphBuilder b("tiny_conv");
+  const int x = b.Input({1, h, w, 16});
+  const int c = b.Tensor({1, h, w, 16});
+  b.Op(OpType::kConv2D,
+       {x, b.Const({16, 1, 1, 16}, testing::RandomFloats(256, -1, 1, 91)),
+        b.Const({16}, testing::RandomFloats(16, -1, 1, 92))},
+       {c}, ir::Conv2DOptions{});
+  const int p = b.Tensor({1, h, w, 16});
+  b.Op(OpType::kPrelu, {c, b.Const({16}, testing::RandomFloats(16, -1, 1, 93))}, {p});
+  b.Output(p);
+  return b.Build();
+}
+
+TEST(XnnpackBackendTest, TinyStepsRunOnTheCallerAlone) {
+  if (!kAllStepsOnThePool || std::getenv("SLUICE_POOL") || std::getenv("SLUICE_XNNPACK_OWN_GEMM")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (int h : {2, 4, 32}) {
+    SCOPED_TRACE(::testing::Message() << h << "x" << h);
+    const ir::Graph g = TinyConvGraph(h, h);
+    const std::vector<std::vector<float>> in = {testing::RandomFloats(h * h * 16, -1, 1, 94)};
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {2, 3}) {
+      std::vector<float> serial;
+      int calls_serial;
+      {
+        ScopedEnv limit("SLUICE_XNNPACK_SERIAL_WORK", nullptr);  // the default
+        serial = RunOn(*xnn, g, in, threads);
+        calls_serial = XnnpackUsesWorkPool() ? PoolCallsPerInvoke(*xnn, g, threads) : -1;
+      }
+      ExpectNear(serial, want, 1e-5f);
+      ExpectSameBits(serial, RunOn(*xnn, g, in, threads), std::to_string(threads) + " threads");
+      if (XnnpackUsesWorkPool()) {
+        const int calls_pool = PoolCallsPerInvoke(*xnn, g, threads);
+        EXPECT_GT(calls_pool, 0);
+        if (h <= 4) EXPECT_EQ(calls_serial, 0);
+        if (h > 4) EXPECT_EQ(calls_serial, calls_pool);
+      }
+    }
   }
 }
 
