@@ -128,6 +128,33 @@ __attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float
             out + k);
 }
 
+// Partial's stored sums of blocks [q0, q1) of groups g0 .. g0 + 3 (those
+// below `groups`) chained in ChainBlocks' order into the running sums at
+// acc_at (block 0 starts them), four independent chains at once.
+__attribute__((target("avx512f"))) void ChainStoredFour(const float* scratch, int blocks,
+                                                        float* acc_at, int g0, int groups,
+                                                        int q0, int q1) {
+  const size_t stride = static_cast<size_t>(blocks) * 3 * kLanes;  // a group's sums
+  const float* sc[4];
+  __m512 acc[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const int g = std::min(g0 + j, groups - 1);  // (past the last: a copy, not stored)
+    sc[j] = scratch + static_cast<size_t>(g) * stride;
+    acc[j] = q0 == 0 ? _mm512_loadu_ps(sc[j]) : _mm512_loadu_ps(acc_at + g * kLanes);
+  }
+  for (int q = q0 == 0 ? 1 : q0; q < q1; ++q) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const float* o = sc[j] + static_cast<size_t>(q) * 3 * kLanes;
+      const __m512 s456a = _mm512_add_ps(_mm512_loadu_ps(o + kLanes),
+                                         _mm512_add_ps(_mm512_loadu_ps(o + 2 * kLanes), acc[j]));
+      acc[j] = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
+    }
+  }
+  for (int j = 0; j < 4 && g0 + j < groups; ++j) _mm512_storeu_ps(acc_at + (g0 + j) * kLanes, acc[j]);
+}
+
 // Partial's stored sums chained in ChainBlocks' order from block q0 on
 // (block 0's sum, or the running sums at acc_at), then the means stored:
 // groups g0 .. g0 + 3 (those below `groups`) at once, four independent
@@ -211,6 +238,18 @@ void AddMean::Chain(const float* a, const float* b, float* acc, int g, int block
   ChainBlocks(s_, clamp_, a, b, acc, g, block_begin, block_end);
 #else
   (void)a, (void)b, (void)acc, (void)g, (void)block_begin, (void)block_end;
+#endif
+}
+
+void AddMean::ChainStored(const float* scratch, float* acc, int block_begin,
+                          int block_end) const {
+#if SLUICE_ADDMEAN_AVX512
+  if (block_end <= block_begin) return;
+  for (int g = 0; g < groups(); g += 4) {
+    ChainStoredFour(scratch, blocks(), acc, g, groups(), block_begin, block_end);
+  }
+#else
+  (void)scratch, (void)acc, (void)block_begin, (void)block_end;
 #endif
 }
 

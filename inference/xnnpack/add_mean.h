@@ -56,6 +56,10 @@ class AddMean {
   void Chain(const float* a, const float* b, float* acc, int g, int block_begin,
              int block_end) const;
   void FinishFrom(const float* scratch, const float* acc, int block_begin, float* out) const;
+  // Finish's chain over the stored sums of blocks [block_begin, block_end)
+  // only, into the running sums `acc` (groups() x 16; block 0 sets them):
+  // the chain taken up to where stored blocks are ready, FinishFrom the rest.
+  void ChainStored(const float* scratch, float* acc, int block_begin, int block_end) const;
 
  private:
   AddMeanShape s_;

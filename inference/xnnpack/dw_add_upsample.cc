@@ -67,6 +67,19 @@ void DepthwiseAddUpsample::Run(const float* in, float* out, int begin, int end) 
   }
 }
 
+void DepthwiseAddUpsample::RunRow(const float* const* rows, const float* residual_row, float* out,
+                                  int y) const {
+#if SLUICE_DW_UPSAMPLE_AVX512
+  const DepthwiseShape& s = dw_->shape();
+  alignas(64) float buf[kMaxRowFloats];
+  dw_->RunRow(rows, y, buf);
+  ClampAddRow(residual_row, add_min_, add_max_, static_cast<size_t>(s.out_w) * s.channels, buf);
+  up_->RunRow(buf, out, y);
+#else
+  (void)rows, (void)residual_row, (void)out, (void)y;
+#endif
+}
+
 void DepthwiseAddUpsample::RunRows(const float* in, float* out, int row_begin,
                                    int row_end) const {
 #if SLUICE_DW_UPSAMPLE_AVX512

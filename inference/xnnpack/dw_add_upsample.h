@@ -47,6 +47,12 @@ class DepthwiseAddUpsample {
   // [2 * row_begin, 2 * row_end) of `out` (2 * out_h x 2 * out_w x 1); with
   // the sigmoid, bands [begin, end) of kSigmoidBandRows rows.
   void Run(const float* in, float* out, int begin, int end) const;
+  // Depthwise row `y` alone from its input rows given one by one (rows[ky]:
+  // DepthwiseConv::RunRow's), the ADD's other input row `residual_row` (the
+  // constructor's `residual` unread): output rows 2y, 2y + 1 of `out`. For a
+  // caller that computes the input rows as it goes (no sigmoid).
+  void RunRow(const float* const* rows, const float* residual_row, float* out, int y) const;
+  const DepthwiseShape& depthwise_shape() const { return dw_->shape(); }
 
  private:
   std::shared_ptr<const DepthwiseConv> dw_;

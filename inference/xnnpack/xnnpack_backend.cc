@@ -191,6 +191,15 @@ struct OwnChain {
   // ADD's output, run on each row from L1 (dw_add_upsample.h); out is its.
   int upsample = -1;
   int sigmoid = -1;  // ... and the LOGISTIC that alone reads the upsample's output
+  // ... and `pre`, the staged 1x1 (gate_mul, no residual or mean) whose output
+  // `in` only the depthwise and its ADD read: its rows computed in the band as
+  // the depthwise needs them, `in` never written (StagedDwUpsampleTask).
+  std::shared_ptr<const OwnChain> pre;
+  // What pre reads (its `in`, gate and gate_b), or nothing.
+  std::vector<int> pre_reads() const {
+    if (!pre) return {};
+    return {pre->in, pre->gate, pre->gate_b};
+  }
   // Every op the chain runs, `conv` first (for profiles).
   std::vector<int> ops() const {
     std::vector<int> v{conv};
@@ -198,6 +207,9 @@ struct OwnChain {
                   mean_pool, act, scale, prelu2, scale2, pool, in_prelu, in_scale, next,
                   next_prelu, next_scale, upsample, sigmoid}) {
       if (o >= 0 && std::find(v.begin(), v.end(), o) == v.end()) v.push_back(o);
+    }
+    if (pre) {
+      for (int o : pre->ops()) v.push_back(o);
     }
     return v;
   }
@@ -1232,6 +1244,8 @@ class XnnpackModel : public CompiledModel {
       std::shared_ptr<const PointwiseTask> task);
   absl::Status SetStagedMean(const GraphInfo& info, const OwnChain& c,
                              struct StagedPointwiseTask* t);
+  absl::StatusOr<reference::Kernel> PrepareStagedDwUpsample(
+      const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up);
   template <typename Conv, typename Shape>
   absl::StatusOr<reference::Kernel> PrepareStagedKernel(const GraphInfo& info, const OwnChain& c,
                                                         const Shape& shape);
@@ -1936,6 +1950,33 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // ... and the staged 1x1 (MUL(x, gate) + ADD in front of it) that writes
+  // the depthwise's input, which nothing else reads: its rows computed in the
+  // band (StagedDwUpsampleTask); SLUICE_XNNPACK_STAGED_DW_UPSAMPLE=0: two steps.
+  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE")) {
+    for (auto& [at, c] : chains) {
+      if (c.upsample < 0 || c.sigmoid >= 0 || c.pre || c.in_pad >= 0 || c.in != c.residual ||
+          graph_outputs_.count(c.in) || consumers[c.in].size() != 2) {
+        continue;
+      }
+      const std::vector<int>& rd = consumers[c.in];
+      if (!((rd[0] == c.conv && rd[1] == c.add) || (rd[0] == c.add && rd[1] == c.conv))) continue;
+      auto pc = chains.find(info.producer(c.in));
+      if (pc == chains.end() || pc->first >= at) continue;
+      const OwnChain& p = pc->second;
+      DepthwiseShape dw;
+      if (p.out != c.in || p.gate_mul < 0 || p.resize >= 0 || p.residual >= 0 || p.mean_add >= 0 ||
+          p.act >= 0 || p.prelu >= 0 || p.add >= 0 || p.pre || p.out2 >= 0 || p.out3 >= 0 ||
+          !OwnDepthwiseShape(info, c.conv, &dw) ||
+          static_cast<size_t>(dw.in_w) * graph.tensors[p.in].shape.back() >
+              GatedAdd::kStageFloats) {
+        continue;
+      }
+      c.pre = std::make_shared<const OwnChain>(p);
+      chains.erase(pc);
+    }
+  }
+
   // A stem chain's second output read only by a 2x2 stride-2 conv chain
   // (its PRELU and DEPTHWISE 1x1 too, nothing else) that the stem can run
   // from its registers (StemConv::TakesNext): that chain joins the stem's.
@@ -2033,8 +2074,16 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
   // A chain reads the convolution's input and the residual, and writes its
   // output, where it runs (its last op).
   for (const auto& [at, c] : chains) {
-    skeleton.ops[at].inputs.push_back(c.in);
-    if (c.residual >= 0) skeleton.ops[at].inputs.push_back(c.residual);
+    if (c.pre) {  // (OwnChain::pre) in, the residual too, is never written: no memory
+      for (int op : c.ops()) {
+        for (auto* list : {&skeleton.ops[op].inputs, &skeleton.ops[op].outputs}) {
+          list->erase(std::remove(list->begin(), list->end(), c.in), list->end());
+        }
+      }
+    } else {
+      skeleton.ops[at].inputs.push_back(c.in);
+      if (c.residual >= 0) skeleton.ops[at].inputs.push_back(c.residual);
+    }
     if (c.gate >= 0) skeleton.ops[at].inputs.push_back(c.gate);
     if (c.gate_b >= 0) skeleton.ops[at].inputs.push_back(c.gate_b);
     if (c.matrix >= 0) skeleton.ops[at].inputs.push_back(c.matrix);
@@ -2043,6 +2092,9 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     if (c.out3 >= 0) skeleton.ops[at].inputs.push_back(c.out3);
     if (c.mean_b >= 0) skeleton.ops[at].inputs.push_back(c.mean_b);
     if (c.mean_out >= 0) skeleton.ops[at].inputs.push_back(c.mean_out);
+    for (int t : c.pre_reads()) {
+      if (t >= 0) skeleton.ops[at].inputs.push_back(t);
+    }
   }
   if (branch.first_op >= 0) {
     // Side by side, the tail's tensors are all live at once.
@@ -2061,6 +2113,9 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     for (const auto& [at, c] : chains) {
       if (at < branch.first_op) continue;
       for (int t : {c.in, c.residual, c.gate, c.gate_b, c.matrix, c.out, c.out2, c.out3}) {
+        if (t >= 0 && !info.IsConstant(t)) touched.push_back(t);
+      }
+      for (int t : c.pre_reads()) {
         if (t >= 0 && !info.IsConstant(t)) touched.push_back(t);
       }
     }
@@ -2091,8 +2146,10 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     for (int t : graph.ops[i].outputs) need_buffer(t);
   }
   for (const auto& [at, c] : chains) {
-    need_buffer(c.in);
-    need_buffer(c.residual);
+    if (!c.pre) {
+      need_buffer(c.in);
+      need_buffer(c.residual);
+    }
     need_buffer(c.gate);
     need_buffer(c.gate_b);
     need_buffer(c.matrix);
@@ -2101,6 +2158,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     need_buffer(c.out3);
     need_buffer(c.mean_b);
     need_buffer(c.mean_out);
+    for (int t : c.pre_reads()) need_buffer(t);
   }
   for (const auto& seg : segments) {
     const std::set<int> in_seg(seg.begin(), seg.end());
@@ -2173,6 +2231,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       for (int t : {o.in, o.residual, o.gate, o.gate_b, o.matrix, o.mean_b}) {
         range(t, &access.reads);
       }
+      for (int t : o.pre_reads()) range(t, &access.reads);
       for (int t : {o.out, o.out2, o.out3, o.mean_out}) range(t, &access.writes);
       access.barrier = false;
     } else if (kind[i] == Kind::kIsland) {
@@ -2963,7 +3022,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
       ir::ActivationRange(g.ops[c.add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
       conv->SetResidualAdd(alo, ahi);
       const auto* r = static_cast<const float*>(TensorAddress(c.residual));
-      if (!r) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+      if (!r && !c.pre) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
       if (c.upsample >= 0) {  // (OwnChain::upsample): the ADD inside the fused kernel
         UpsampleConvShape up;
         if (!OwnUpsampleConvShape(info, c.upsample, &up) ||
@@ -2978,6 +3037,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
         if (c.sigmoid >= 0 && !fused->SetSigmoid()) {
           return absl::InternalError(absl::StrCat(g.OpLabel(c.sigmoid), ": creating it failed"));
         }
+        if (c.pre) return PrepareStagedDwUpsample(info, c, std::move(fused));
         const int units = fused->units();
         return PrepareRowKernel(g, c, std::shared_ptr<const DepthwiseAddUpsample>(std::move(fused)),
                                 units);
@@ -3089,9 +3149,22 @@ class ResizeSource : public PixelSource {
 // the pool's halving claims the caller takes the first half of the chunks in
 // order: that half of the serial chain leaves the critical path (one thread:
 // all of it). Same adds in the same order, so the same bits.
+//
+// SLUICE_XNNPACK_MEAN_FOLLOW: the chain also follows the stored chunks as
+// they are finished. A task that stored its sums marks its chunk ready (a
+// stamp per call); every task, when done, chains on over ready chunks from
+// `at` (AddMean::ChainStored; one chainer at a time, `busy`). So the other
+// thread's half is chained while that thread still computes, by whichever
+// thread is between chunks, instead of after the call on the caller alone
+// (~2340 blocks x 3 dependent adds on selfie's 128x128 step: ~10 us serial).
 struct MeanChain {
   std::atomic<size_t> at{0};
   std::vector<float> acc;  // groups() x 16: the running sums of blocks [0, at)
+  bool follow = false;
+  size_t chunk_blocks = 0;  // chunk_rows / 7
+  uint32_t call = 0;  // this call's stamp (set by the caller before the call)
+  std::unique_ptr<std::atomic<uint32_t>[]> ready;  // per chunk: the stamp when stored
+  std::atomic<bool> busy{false};
 };
 struct StagedPointwiseTask {
   std::shared_ptr<const PointwiseTask> p;
@@ -3128,7 +3201,7 @@ size_t StagedMeanPartial(const StagedPointwiseTask& t, size_t done, size_t r, bo
 }
 // Rows [begin, end) of the 1x1 conv, all channel blocks, the input staged
 // from the source a few rows at a time.
-void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t end) {
+bool RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t end) {
   alignas(64) float stage[GatedAdd::kStageFloats];
   const PointwiseConv& conv = *t.p->conv;
   const size_t k = conv.k(), n = conv.n();
@@ -3149,12 +3222,42 @@ void RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t e
     if (t.mean) done = StagedMeanPartial(t, done, r, chained);
   }
   if (chained) t.chain->at.store(done, std::memory_order_release);
+  return chained;
+}
+// (MEAN_FOLLOW) Chains on over the ready chunks from `at`, unless another
+// thread is at it; looks again after letting go, for a chunk marked ready
+// while this thread held `busy` (its finisher found it taken).
+void FollowMeanChain(const StagedPointwiseTask& t) {
+  MeanChain& ch = *t.chain;
+  const size_t blocks = static_cast<size_t>(t.mean->blocks());
+  for (;;) {
+    if (ch.busy.exchange(true, std::memory_order_acquire)) return;
+    size_t at = ch.at.load(std::memory_order_acquire);
+    while (at < blocks &&
+           ch.ready[at / ch.chunk_blocks].load(std::memory_order_acquire) == ch.call) {
+      const size_t end = std::min(blocks, at + ch.chunk_blocks);
+      t.mean->ChainStored(t.mean_scratch, ch.acc.data(), static_cast<int>(at),
+                          static_cast<int>(end));
+      at = end;
+      ch.at.store(at, std::memory_order_release);
+    }
+    ch.busy.store(false, std::memory_order_release);
+    if (at >= blocks ||
+        ch.ready[at / ch.chunk_blocks].load(std::memory_order_acquire) != ch.call) {
+      return;
+    }
+  }
 }
 void RunStagedPointwiseTask(void* context, size_t chunk) {
   const auto* t = static_cast<const StagedPointwiseTask*>(context);
   PoolTakeOver(t);
   const size_t begin = chunk * t->p->chunk_rows;
-  RunStagedPointwiseRows(*t, begin, std::min(t->p->rows, begin + t->p->chunk_rows));
+  const bool chained =
+      RunStagedPointwiseRows(*t, begin, std::min(t->p->rows, begin + t->p->chunk_rows));
+  if (t->chain && t->chain->follow) {
+    if (!chained) t->chain->ready[chunk].store(t->chain->call, std::memory_order_release);
+    FollowMeanChain(*t);
+  }
   PoolHandOff(t);
 }
 
@@ -3219,6 +3322,12 @@ absl::Status XnnpackModel::SetStagedMean(const GraphInfo& info, const OwnChain& 
   if (KernelSwitchOn("SLUICE_XNNPACK_MEAN_CHAIN")) {
     t->chain = std::make_unique<MeanChain>();
     t->chain->acc.assign(static_cast<size_t>(t->mean->groups()) * 16, 0.0f);
+    if (t->p->chunks > 0 && KernelSwitchOn("SLUICE_XNNPACK_MEAN_FOLLOW")) {
+      t->chain->follow = true;
+      t->chain->chunk_blocks = t->p->chunk_rows / 7;
+      t->chain->ready = std::make_unique<std::atomic<uint32_t>[]>(t->p->chunks);
+      for (size_t i = 0; i < t->p->chunks; ++i) t->chain->ready[i].store(0);
+    }
   }
   return absl::OkStatus();
 }
@@ -3232,7 +3341,10 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
   if (c.mean_add >= 0) RETURN_IF_ERROR(SetStagedMean(info, c, t.get()));
   pthreadpool_t pool = pool_;
   return reference::Kernel([conv, t, pool] {
-    if (t->chain) t->chain->at.store(0, std::memory_order_relaxed);
+    if (t->chain) {
+      t->chain->at.store(0, std::memory_order_relaxed);
+      if (++t->chain->call == 0) t->chain->call = 1;  // (0: a chunk never stored)
+    }
     if (pool) {
       PoolHandOff(t.get());
       pthreadpool_parallelize_1d(pool, RunStagedPointwiseTask, t.get(), t->p->chunks, 0);
@@ -3244,6 +3356,85 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
       const size_t at = t->chain ? t->chain->at.load(std::memory_order_acquire) : 0;
       t->mean->FinishFrom(t->mean_scratch, t->chain ? t->chain->acc.data() : nullptr,
                           static_cast<int>(at), t->mean_out);
+    }
+  });
+}
+
+// OwnChain::pre: the staged 1x1 -> DEPTHWISE + ADD -> 2x2 upsample in
+// bands of depthwise rows, one band a thread. A band computes the 1x1's rows
+// (its staged input, then the conv) into a ring of K rows as the depthwise
+// needs them, the K - 1 halo rows at its edges too (computed twice, once per
+// band: 2 of 64 rows on selfie's 128x128 at two threads), so the 1x1's 1 MB
+// output is never written nor read back, and the two steps are one parallel
+// call. Per row the same operations as the two kernels: the same bits.
+struct StagedDwUpsampleTask {
+  std::shared_ptr<const DepthwiseAddUpsample> up;
+  std::shared_ptr<const PointwiseConv> conv;
+  std::unique_ptr<const PixelSource> source;
+  float* out = nullptr;
+  int bands = 1;
+  size_t ring_floats = 0;  // K rows of in_w x channels, per band
+  std::vector<float> storage;
+  float* rings = nullptr;  // storage's data, 64-byte aligned
+};
+void RunStagedDwUpsampleBand(const StagedDwUpsampleTask& t, int band) {
+  const DepthwiseShape& s = t.up->depthwise_shape();
+  const int h = s.out_h, k = s.kernel;
+  const size_t w = static_cast<size_t>(s.in_w), row = w * s.channels;
+  const int y0 = band * h / t.bands, y1 = (band + 1) * h / t.bands;
+  float* ring = t.rings + static_cast<size_t>(band) * t.ring_floats;
+  alignas(64) float stage[GatedAdd::kStageFloats];
+  auto slot = [&](int r) { return ring + static_cast<size_t>(r % k) * row; };
+  int next = std::max(0, y0 - s.pad_top);  // the next input row to compute
+  const float* rows[5];
+  for (int y = y0; y < y1; ++y) {
+    const int top = y - s.pad_top;  // (stride 1: input rows top .. top + k - 1)
+    for (const int last = std::min(top + k - 1, h - 1); next <= last; ++next) {
+      t.source->Fill(static_cast<size_t>(next) * w, w, stage);
+      t.conv->Run(stage, nullptr, slot(next), 0, w);
+    }
+    for (int ky = 0; ky < k; ++ky) rows[ky] = slot(std::min(std::max(top + ky, 0), h - 1));
+    t.up->RunRow(rows, slot(y), t.out, y);
+  }
+}
+void RunStagedDwUpsampleTask(void* context, size_t band) {
+  const auto* t = static_cast<const StagedDwUpsampleTask*>(context);
+  PoolTakeOver(t);
+  RunStagedDwUpsampleBand(*t, static_cast<int>(band));
+  PoolHandOff(t);
+}
+
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedDwUpsample(
+    const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up) {
+  const ir::Graph& g = info.graph();
+  const DepthwiseShape& s = up->depthwise_shape();
+  ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> conv, MakePointwise(info, *c.pre));
+  ASSIGN_OR_RETURN(std::unique_ptr<const PixelSource> source, MakePixelSource(info, *c.pre));
+  if (s.stride_h != 1 || s.kernel > 5 || s.in_h != s.out_h || conv->n() != s.channels ||
+      static_cast<size_t>(s.in_w) * conv->k() > GatedAdd::kStageFloats) {
+    return absl::InternalError(absl::StrCat(g.OpLabel(c.pre->conv), ": not absorbable"));
+  }
+  auto t = std::make_shared<StagedDwUpsampleTask>();
+  t->up = std::move(up);
+  t->conv = std::move(conv);
+  t->source = std::move(source);
+  t->out = static_cast<float*>(TensorAddress(c.out));
+  if (!t->out) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+  pthreadpool_t pool = pool_;
+  if (pool) {
+    t->bands = std::min(s.out_h, static_cast<int>(pthreadpool_get_threads_count(pool)));
+  }
+  t->ring_floats = (static_cast<size_t>(s.kernel) * s.in_w * s.channels + 15) / 16 * 16;
+  t->storage.assign(t->ring_floats * t->bands + 16, 0.0f);
+  const uintptr_t p = reinterpret_cast<uintptr_t>(t->storage.data());
+  t->rings = reinterpret_cast<float*>((p + 63) & ~uintptr_t{63});
+  return reference::Kernel([t, pool] {
+    if (pool && t->bands > 1) {
+      PoolHandOff(t.get());
+      pthreadpool_parallelize_1d(pool, RunStagedDwUpsampleTask, t.get(), t->bands, 0);
+      PoolTakeOver(t.get());
+    } else {
+      RunStagedDwUpsampleBand(*t, 0);
     }
   });
 }

@@ -2405,6 +2405,86 @@ std::vector<std::vector<float>> GatedInputs(const ir::Graph& g) {
   return in;
 }
 
+// The selfie decoders' last two steps: ADD(MUL(x, gate), b) -> CONV 1x1
+// (cin -> c) -> DEPTHWISE 3x3 SAME -> ADD(that, .) -> 2x2 upsample to one
+// channel. `conv_out`: the 1x1's output a graph output too (then it is
+// written: two steps).
+ir::Graph StagedDwUpsampleGraph(int h, int w, int cin, int c, ir::Activation conv_act,
+                                bool conv_out) {
+  GraphBuilder b("staged_dw_upsample");
+  const ir::Shape xs{1, h, w, cin}, shape{1, h, w, c};
+  const int x = b.Input(xs), gate = b.Input({1, 1, 1, cin}), rb = b.Input(xs);
+  const int prod = b.Tensor(xs), y = b.Tensor(xs), z = b.Tensor(shape);
+  b.Op(OpType::kMul, {x, gate}, {prod}, ir::BinaryOptions{});
+  b.Op(OpType::kAdd, {prod, rb}, {y}, ir::BinaryOptions{});
+  ir::Conv2DOptions co;
+  co.activation = conv_act;
+  b.Op(OpType::kConv2D,
+       {y, b.Const({c, 1, 1, cin}, testing::RandomFloats(c * cin, -1, 1, 421)),
+        b.Const({c}, testing::RandomFloats(c, -1, 1, 422))},
+       {z}, co);
+  const int d = b.Tensor(shape), sum = b.Tensor(shape), out = b.Tensor({1, 2 * h, 2 * w, 1});
+  ir::DepthwiseConv2DOptions o;
+  o.padding = ir::Padding::kSame;
+  b.Op(OpType::kDepthwiseConv2D,
+       {z, b.Const({1, 3, 3, c}, testing::RandomFloats(9 * c, -1, 1, 423)),
+        b.Const({c}, testing::RandomFloats(c, -1, 1, 424))},
+       {d}, o);
+  b.Op(OpType::kAdd, {z, d}, {sum}, ir::BinaryOptions{});
+  b.Op(OpType::kTransposeConvBias,
+       {sum, b.Const({1, 2, 2, c}, testing::RandomFloats(4 * c, -1, 1, 425)),
+        b.Const({1}, testing::RandomFloats(1, -1, 1, 426))},
+       {out}, ir::TransposeConvOptions{ir::Padding::kValid, 2, 2});
+  b.Output(out);
+  if (conv_out) b.Output(z);
+  return b.Build();
+}
+
+// The staged 1x1 in front of the depthwise + ADD + upsample kernel, its rows
+// computed in the bands (SLUICE_XNNPACK_STAGED_DW_UPSAMPLE): near the
+// reference and the same bits as the two steps at 1-3 threads (band edges
+// with their halo rows; 1- and 2-row images), one step; with the 1x1's
+// output read elsewhere, two.
+TEST(XnnpackBackendTest, StagedDwUpsampleIsBitExactWithTheSwitchOff) {
+  using A = ir::Activation;
+  if (std::getenv("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE") || std::getenv("SLUICE_XNNPACK_DW_UPSAMPLE")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  struct Case {
+    int h, w, cin, c;
+    A act;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{9, 37, 16, 16, A::kNone}, Case{13, 128, 16, 16, A::kRelu},
+                        Case{1, 16, 16, 16, A::kNone}, Case{2, 11, 24, 5, A::kRelu6},
+                        Case{7, 5, 5, 24, A::kNone}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " " << k.cin << " -> " << k.c);
+    const ir::Graph g = StagedDwUpsampleGraph(k.h, k.w, k.cin, k.c, k.act, false);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectNear(got, want, 1e-4f);
+      ExpectSameBits(
+          got, RunOnSwitchedOff("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE", *xnn, g, in, threads),
+          "threads " + std::to_string(threads));
+    }
+    const int steps = ProfiledSteps(*xnn, g);
+    if (steps >= 0 && PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM") &&
+        !std::getenv("SLUICE_XNNPACK_GATE_MUL") && !std::getenv("SLUICE_XNNPACK_UPSAMPLE")) {
+      EXPECT_EQ(steps, 1);
+      ScopedEnv off("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE", "0");
+      EXPECT_EQ(ProfiledSteps(*xnn, g), 2);
+    }
+  }
+  const ir::Graph g = StagedDwUpsampleGraph(9, 37, 16, 16, A::kNone, true);
+  const std::vector<std::vector<float>> in = GatedInputs(g);
+  for (int threads : {1, 2}) ExpectNear(RunOn(*xnn, g, in, threads), RunOn(*ref, g, in), 1e-4f);
+  const int steps = ProfiledSteps(*xnn, g);
+  if (steps >= 0) EXPECT_EQ(steps, 2);
+}
+
 // Against the reference kernels: C = 16 (one register a pixel), 5, 24, 40
 // (masked groups); odd sizes, 1x1 images; every activation on MUL and ADD;
 // both operand orders; into a 1x1 conv with C -> 16, 24 -> 40, 5 -> 3, with
@@ -4022,6 +4102,14 @@ TEST(XnnpackBackendTest, AddMeanChainMatchesTheOnePassKernel) {
     std::vector<float> want(channels);
     k.Run(a.data(), b.data(), want.data(), 0, k.groups());
     const int blocks = k.blocks();
+    // The running sums after blocks [0, split), chained from the pixels.
+    auto acc_at_split = [&](int split) {
+      std::vector<float> acc(k.groups() * 16, 3.0f);
+      for (int g = 0; g < k.groups(); ++g) {
+        k.Chain(a.data(), b.data(), acc.data() + g * 16, g, 0, split);
+      }
+      return acc;
+    };
     for (const int split : {0, 1, blocks / 2, blocks - 1, blocks}) {
       std::vector<float> scratch(k.ScratchFloats(), 7.0f), acc(k.groups() * 16, 3.0f);
       for (int g = 0; g < k.groups(); ++g) {
@@ -4036,17 +4124,35 @@ TEST(XnnpackBackendTest, AddMeanChainMatchesTheOnePassKernel) {
       std::vector<float> got(channels, 9.0f);
       k.FinishFrom(scratch.data(), acc.data(), split, got.data());
       ExpectSameBits(got, want, "chained up to block " + std::to_string(split));
+      // (MEAN_FOLLOW) The stored sums chained on in uneven pieces up to
+      // `stop`, FinishFrom the rest.
+      for (const int stop : {split, split + 1, (split + blocks) / 2, blocks}) {
+        if (stop > blocks) continue;
+        std::vector<float> acc2 = acc_at_split(split);
+        for (int q = split; q < stop;) {
+          const int e = std::min(stop, q + 1 + q % 4);
+          k.ChainStored(scratch.data(), acc2.data(), q, e);
+          q = e;
+        }
+        std::vector<float> got2(channels, 9.0f);
+        k.FinishFrom(scratch.data(), acc2.data(), stop, got2.data());
+        ExpectSameBits(got2, want,
+                       "chained up to block " + std::to_string(split) + ", stored to " +
+                           std::to_string(stop));
+      }
     }
   }
 }
 
-// The staged mean's chain in the 1x1's tasks (SLUICE_XNNPACK_MEAN_CHAIN): the
-// same bits as the chain run after the call (the switch off) at 1-3 threads,
+// The staged mean's chain in the 1x1's tasks (SLUICE_XNNPACK_MEAN_CHAIN, and
+// following the stored chunks, SLUICE_XNNPACK_MEAN_FOLLOW): the same bits as
+// the chain run after the call (the switches off) at 1-3 threads,
 // and on one thread with the mean staged (SLUICE_XNNPACK_STAGED_MEAN_1T=1)
 // the same bits as the two steps.
 TEST(XnnpackBackendTest, StagedMeanChainKeepsTheBits) {
   using A = ir::Activation;
-  if (std::getenv("SLUICE_XNNPACK_STAGED_MEAN") || std::getenv("SLUICE_XNNPACK_MEAN_CHAIN")) {
+  if (std::getenv("SLUICE_XNNPACK_STAGED_MEAN") || std::getenv("SLUICE_XNNPACK_MEAN_CHAIN") ||
+      std::getenv("SLUICE_XNNPACK_MEAN_FOLLOW")) {
     GTEST_SKIP() << "switch set outside";
   }
   auto xnn = CreateXnnpackBackend();
@@ -4067,6 +4173,8 @@ TEST(XnnpackBackendTest, StagedMeanChainKeepsTheBits) {
       const std::vector<float> off =
           RunOnSwitchedOff("SLUICE_XNNPACK_MEAN_CHAIN", *xnn, g, in, threads);
       ExpectNear(off, want, 1e-4f);
+      ExpectSameBits(RunOnSwitchedOff("SLUICE_XNNPACK_MEAN_FOLLOW", *xnn, g, in, threads), off,
+                     std::to_string(threads) + " threads, MEAN_FOLLOW=0");
       // Several invocations of one model: which tasks chain depends on when
       // the workers join.
       auto m = xnn->Compile(g, BackendOptions{threads});
