@@ -129,17 +129,17 @@ __attribute__((target("avx512f"))) void Group(const AddMeanShape& s, const float
 }
 
 // Partial's stored sums of blocks [q0, q1) of groups g0 .. g0 + 3 (those
-// below `groups`) chained in ChainBlocks' order into the running sums at
-// acc_at (block 0 starts them), four independent chains at once.
-__attribute__((target("avx512f"))) void ChainStoredFour(const float* scratch, int blocks,
-                                                        float* acc_at, int g0, int groups,
-                                                        int q0, int q1) {
+// below `groups`; past the last, copies of it) chained in ChainBlocks' order
+// into acc, from block 0's sum (q0 = 0) or the running sums at acc_at: four
+// independent chains whose adds' latencies overlap (each in its own order).
+__attribute__((target("avx512f"), always_inline)) inline void ChainFour(
+    const float* scratch, int blocks, const float* acc_at, int g0, int groups, int q0, int q1,
+    __m512* acc) {
   const size_t stride = static_cast<size_t>(blocks) * 3 * kLanes;  // a group's sums
   const float* sc[4];
-  __m512 acc[4];
 #pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) {
-    const int g = std::min(g0 + j, groups - 1);  // (past the last: a copy, not stored)
+    const int g = std::min(g0 + j, groups - 1);
     sc[j] = scratch + static_cast<size_t>(g) * stride;
     acc[j] = q0 == 0 ? _mm512_loadu_ps(sc[j]) : _mm512_loadu_ps(acc_at + g * kLanes);
   }
@@ -152,39 +152,29 @@ __attribute__((target("avx512f"))) void ChainStoredFour(const float* scratch, in
       acc[j] = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
     }
   }
-  for (int j = 0; j < 4 && g0 + j < groups; ++j) _mm512_storeu_ps(acc_at + (g0 + j) * kLanes, acc[j]);
 }
 
-// Partial's stored sums chained in ChainBlocks' order from block q0 on
-// (block 0's sum, or the running sums at acc_at), then the means stored:
-// groups g0 .. g0 + 3 (those below `groups`) at once, four independent
-// chains whose adds' latencies overlap (each group's adds in its own order).
+// ChainFour over [q0, q1), the running sums stored back at acc_at.
+__attribute__((target("avx512f"))) void ChainStoredFour(const float* scratch, int blocks,
+                                                        float* acc_at, int g0, int groups,
+                                                        int q0, int q1) {
+  __m512 acc[4];
+  ChainFour(scratch, blocks, acc_at, g0, groups, q0, q1, acc);
+  for (int j = 0; j < 4 && g0 + j < groups; ++j) {
+    _mm512_storeu_ps(acc_at + (g0 + j) * kLanes, acc[j]);
+  }
+}
+
+// ChainFour from block q0 to the last, then the means stored.
 __attribute__((target("avx512f"))) void FinishFour(const AddMeanShape& s, const float* clamp,
                                                    float scale, const float* scratch, int blocks,
                                                    float* out, int g0, int groups, int q0,
                                                    const float* acc_at) {
-  const size_t c = static_cast<size_t>(s.channels);
-  const size_t stride = static_cast<size_t>(blocks) * 3 * kLanes;  // a group's sums
-  const float* sc[4];
   __m512 acc[4];
-#pragma GCC unroll 4
-  for (int j = 0; j < 4; ++j) {
-    const int g = std::min(g0 + j, groups - 1);  // (past the last: a copy, not stored)
-    sc[j] = scratch + static_cast<size_t>(g) * stride;
-    acc[j] = q0 == 0 ? _mm512_loadu_ps(sc[j]) : _mm512_loadu_ps(acc_at + g * kLanes);
-  }
-  for (int q = q0 == 0 ? 1 : q0; q < blocks; ++q) {
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
-      const float* o = sc[j] + static_cast<size_t>(q) * 3 * kLanes;
-      const __m512 s456a = _mm512_add_ps(_mm512_loadu_ps(o + kLanes),
-                                         _mm512_add_ps(_mm512_loadu_ps(o + 2 * kLanes), acc[j]));
-      acc[j] = _mm512_add_ps(_mm512_loadu_ps(o), s456a);
-    }
-  }
+  ChainFour(scratch, blocks, acc_at, g0, groups, q0, blocks, acc);
   for (int j = 0; j < 4 && g0 + j < groups; ++j) {
     const size_t k = static_cast<size_t>(g0 + j) * kLanes;
-    StoreMean(acc[j], scale, clamp, GroupMask(c, k), out + k);
+    StoreMean(acc[j], scale, clamp, GroupMask(static_cast<size_t>(s.channels), k), out + k);
   }
 }
 #endif
