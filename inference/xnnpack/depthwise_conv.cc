@@ -443,6 +443,17 @@ void DepthwiseConv::Run(const float* in, const float* residual, float* out, int 
   }
 }
 
+void DepthwiseConv::RunRowAdd(const float* const* rows, const float* residual_row, int y,
+                              float* out_row) const {
+  RunRow(rows, y, out_row);
+#if SLUICE_DEPTHWISE_AVX512
+  ClampAddRow(residual_row, add_min_, add_max_, static_cast<size_t>(s_.out_w) * s_.channels,
+              out_row);
+#else
+  (void)residual_row;
+#endif
+}
+
 void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) const {
 #if SLUICE_DEPTHWISE_AVX512
   const int iy0 = y * s_.stride_h - s_.pad_top;

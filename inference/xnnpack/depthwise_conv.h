@@ -53,6 +53,9 @@ class DepthwiseConv {
   // y * stride_h - pad_top + ky (K pointers; those outside the image are not
   // read but must be non-null), each in_w * channels floats.
   void RunRow(const float* const* rows, int y, float* out_row) const;
+  // RunRow with the ADD epilogue (SetResidualAdd): `residual_row`, the
+  // residual's row y.
+  void RunRowAdd(const float* const* rows, const float* residual_row, int y, float* out_row) const;
 
  private:
   DepthwiseShape s_;

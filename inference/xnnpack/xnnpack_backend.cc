@@ -193,7 +193,7 @@ struct OwnChain {
   int sigmoid = -1;  // ... and the LOGISTIC that alone reads the upsample's output
   // ... and `pre`, the staged 1x1 (gate_mul, no residual or mean) whose output
   // `in` only the depthwise and its ADD read: its rows computed in the band as
-  // the depthwise needs them, `in` never written (StagedDwUpsampleTask).
+  // the depthwise needs them, `in` never written (StagedDepthwiseTask).
   std::shared_ptr<const OwnChain> pre;
   // What pre reads (its `in`, gate and gate_b), or nothing.
   std::vector<int> pre_reads() const {
@@ -1244,8 +1244,10 @@ class XnnpackModel : public CompiledModel {
       std::shared_ptr<const PointwiseTask> task);
   absl::Status SetStagedMean(const GraphInfo& info, const OwnChain& c,
                              struct StagedPointwiseTask* t);
-  absl::StatusOr<reference::Kernel> PrepareStagedDwUpsample(
-      const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up);
+  // (OwnChain::pre) `up` with the upsample, else `dw` with its ADD epilogue.
+  absl::StatusOr<reference::Kernel> PrepareStagedDepthwise(
+      const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up,
+      std::shared_ptr<const DepthwiseConv> dw);
   template <typename Conv, typename Shape>
   absl::StatusOr<reference::Kernel> PrepareStagedKernel(const GraphInfo& info, const OwnChain& c,
                                                         const Shape& shape);
@@ -1952,11 +1954,20 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
 
   // ... and the staged 1x1 (MUL(x, gate) + ADD in front of it) that writes
   // the depthwise's input, which nothing else reads: its rows computed in the
-  // band (StagedDwUpsampleTask); SLUICE_XNNPACK_STAGED_DW_UPSAMPLE=0: two steps.
-  if (OwnGemmEnabled() && KernelSwitchOn("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE")) {
+  // band (StagedDepthwiseTask); SLUICE_XNNPACK_STAGED_DW_UPSAMPLE=0: two steps.
+  // The same for a DEPTHWISE + ADD(x, .) without the upsample (the selfie
+  // decoders' 64x64 and 32x32 stages); SLUICE_XNNPACK_STAGED_DW_ADD=0: two.
+  const bool staged_dw_up = KernelSwitchOn("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE");
+  const bool staged_dw_add = KernelSwitchOn("SLUICE_XNNPACK_STAGED_DW_ADD");
+  if (OwnGemmEnabled() && (staged_dw_up || staged_dw_add)) {
     for (auto& [at, c] : chains) {
-      if (c.upsample < 0 || c.sigmoid >= 0 || c.pre || c.in_pad >= 0 || c.in != c.residual ||
-          graph_outputs_.count(c.in) || consumers[c.in].size() != 2) {
+      const bool dw_add = c.upsample < 0 && at == c.add && c.add >= 0 &&
+                          graph.ops[c.conv].type == ir::OpType::kDepthwiseConv2D && c.pw < 0 &&
+                          c.expand < 0 && c.dw < 0 && c.act < 0 && c.pool < 0 && c.prelu < 0 &&
+                          c.mean < 0;
+      if (!(c.upsample >= 0 ? staged_dw_up : dw_add && staged_dw_add) || c.sigmoid >= 0 || c.pre ||
+          c.in_pad >= 0 || c.in != c.residual || graph_outputs_.count(c.in) ||
+          consumers[c.in].size() != 2) {
         continue;
       }
       const std::vector<int>& rd = consumers[c.in];
@@ -1967,7 +1978,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       DepthwiseShape dw;
       if (p.out != c.in || p.gate_mul < 0 || p.resize >= 0 || p.residual >= 0 || p.mean_add >= 0 ||
           p.act >= 0 || p.prelu >= 0 || p.add >= 0 || p.pre || p.out2 >= 0 || p.out3 >= 0 ||
-          !OwnDepthwiseShape(info, c.conv, &dw) ||
+          !OwnDepthwiseShape(info, c.conv, &dw) || dw.stride_h != 1 || dw.in_h != dw.out_h ||
           static_cast<size_t>(dw.in_w) * graph.tensors[p.in].shape.back() >
               GatedAdd::kStageFloats) {
         continue;
@@ -3037,11 +3048,12 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
         if (c.sigmoid >= 0 && !fused->SetSigmoid()) {
           return absl::InternalError(absl::StrCat(g.OpLabel(c.sigmoid), ": creating it failed"));
         }
-        if (c.pre) return PrepareStagedDwUpsample(info, c, std::move(fused));
+        if (c.pre) return PrepareStagedDepthwise(info, c, std::move(fused), nullptr);
         const int units = fused->units();
         return PrepareRowKernel(g, c, std::shared_ptr<const DepthwiseAddUpsample>(std::move(fused)),
                                 units);
       }
+      if (c.pre) return PrepareStagedDepthwise(info, c, nullptr, std::move(conv));
       return PrepareRowKernel(
           g, c, std::make_shared<const DepthwiseAddRows>(DepthwiseAddRows{conv, r}), rows);
     }
@@ -3360,15 +3372,16 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
   });
 }
 
-// OwnChain::pre: the staged 1x1 -> DEPTHWISE + ADD -> 2x2 upsample in
+// OwnChain::pre: the staged 1x1 -> DEPTHWISE + ADD (-> 2x2 upsample) in
 // bands of depthwise rows, one band a thread. A band computes the 1x1's rows
 // (its staged input, then the conv) into a ring of K rows as the depthwise
 // needs them, the K - 1 halo rows at its edges too (computed twice, once per
 // band: 2 of 64 rows on selfie's 128x128 at two threads), so the 1x1's 1 MB
 // output is never written nor read back, and the two steps are one parallel
 // call. Per row the same operations as the two kernels: the same bits.
-struct StagedDwUpsampleTask {
-  std::shared_ptr<const DepthwiseAddUpsample> up;
+struct StagedDepthwiseTask {
+  std::shared_ptr<const DepthwiseAddUpsample> up;  // with the upsample, or
+  std::shared_ptr<const DepthwiseConv> dw;         // without (its ADD epilogue set)
   std::shared_ptr<const PointwiseConv> conv;
   std::unique_ptr<const PixelSource> source;
   float* out = nullptr;
@@ -3377,8 +3390,8 @@ struct StagedDwUpsampleTask {
   std::vector<float> storage;
   float* rings = nullptr;  // storage's data, 64-byte aligned
 };
-void RunStagedDwUpsampleBand(const StagedDwUpsampleTask& t, int band) {
-  const DepthwiseShape& s = t.up->depthwise_shape();
+void RunStagedDepthwiseBand(const StagedDepthwiseTask& t, int band) {
+  const DepthwiseShape& s = t.up ? t.up->depthwise_shape() : t.dw->shape();
   const int h = s.out_h, k = s.kernel;
   const size_t w = static_cast<size_t>(s.in_w), row = w * s.channels;
   const int y0 = band * h / t.bands, y1 = (band + 1) * h / t.bands;
@@ -3394,28 +3407,34 @@ void RunStagedDwUpsampleBand(const StagedDwUpsampleTask& t, int band) {
       t.conv->Run(stage, nullptr, slot(next), 0, w);
     }
     for (int ky = 0; ky < k; ++ky) rows[ky] = slot(std::min(std::max(top + ky, 0), h - 1));
-    t.up->RunRow(rows, slot(y), t.out, y);
+    if (t.up) {
+      t.up->RunRow(rows, slot(y), t.out, y);
+    } else {
+      t.dw->RunRowAdd(rows, slot(y), y, t.out + static_cast<size_t>(y) * row);
+    }
   }
 }
-void RunStagedDwUpsampleTask(void* context, size_t band) {
-  const auto* t = static_cast<const StagedDwUpsampleTask*>(context);
+void RunStagedDepthwiseTask(void* context, size_t band) {
+  const auto* t = static_cast<const StagedDepthwiseTask*>(context);
   PoolTakeOver(t);
-  RunStagedDwUpsampleBand(*t, static_cast<int>(band));
+  RunStagedDepthwiseBand(*t, static_cast<int>(band));
   PoolHandOff(t);
 }
 
-absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedDwUpsample(
-    const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up) {
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedDepthwise(
+    const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up,
+    std::shared_ptr<const DepthwiseConv> dw) {
   const ir::Graph& g = info.graph();
-  const DepthwiseShape& s = up->depthwise_shape();
+  const DepthwiseShape& s = up ? up->depthwise_shape() : dw->shape();
   ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> conv, MakePointwise(info, *c.pre));
   ASSIGN_OR_RETURN(std::unique_ptr<const PixelSource> source, MakePixelSource(info, *c.pre));
   if (s.stride_h != 1 || s.kernel > 5 || s.in_h != s.out_h || conv->n() != s.channels ||
       static_cast<size_t>(s.in_w) * conv->k() > GatedAdd::kStageFloats) {
     return absl::InternalError(absl::StrCat(g.OpLabel(c.pre->conv), ": not absorbable"));
   }
-  auto t = std::make_shared<StagedDwUpsampleTask>();
+  auto t = std::make_shared<StagedDepthwiseTask>();
   t->up = std::move(up);
+  t->dw = std::move(dw);
   t->conv = std::move(conv);
   t->source = std::move(source);
   t->out = static_cast<float*>(TensorAddress(c.out));
@@ -3431,10 +3450,10 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedDwUpsample(
   return reference::Kernel([t, pool] {
     if (pool && t->bands > 1) {
       PoolHandOff(t.get());
-      pthreadpool_parallelize_1d(pool, RunStagedDwUpsampleTask, t.get(), t->bands, 0);
+      pthreadpool_parallelize_1d(pool, RunStagedDepthwiseTask, t.get(), t->bands, 0);
       PoolTakeOver(t.get());
     } else {
-      RunStagedDwUpsampleBand(*t, 0);
+      RunStagedDepthwiseBand(*t, 0);
     }
   });
 }

@@ -2407,10 +2407,11 @@ std::vector<std::vector<float>> GatedInputs(const ir::Graph& g) {
 
 // The selfie decoders' last two steps: ADD(MUL(x, gate), b) -> CONV 1x1
 // (cin -> c) -> DEPTHWISE 3x3 SAME -> ADD(that, .) -> 2x2 upsample to one
-// channel. `conv_out`: the 1x1's output a graph output too (then it is
-// written: two steps).
+// channel (without `upsample`: the ADD's output is the graph's, as in the
+// decoders' 64x64 and 32x32 stages). `conv_out`: the 1x1's output a graph
+// output too (then it is written: two steps).
 ir::Graph StagedDwUpsampleGraph(int h, int w, int cin, int c, ir::Activation conv_act,
-                                bool conv_out) {
+                                bool conv_out, bool upsample = true) {
   GraphBuilder b("staged_dw_upsample");
   const ir::Shape xs{1, h, w, cin}, shape{1, h, w, c};
   const int x = b.Input(xs), gate = b.Input({1, 1, 1, cin}), rb = b.Input(xs);
@@ -2430,24 +2431,31 @@ ir::Graph StagedDwUpsampleGraph(int h, int w, int cin, int c, ir::Activation con
        {z, b.Const({1, 3, 3, c}, testing::RandomFloats(9 * c, -1, 1, 423)),
         b.Const({c}, testing::RandomFloats(c, -1, 1, 424))},
        {d}, o);
-  b.Op(OpType::kAdd, {z, d}, {sum}, ir::BinaryOptions{});
-  b.Op(OpType::kTransposeConvBias,
-       {sum, b.Const({1, 2, 2, c}, testing::RandomFloats(4 * c, -1, 1, 425)),
-        b.Const({1}, testing::RandomFloats(1, -1, 1, 426))},
-       {out}, ir::TransposeConvOptions{ir::Padding::kValid, 2, 2});
-  b.Output(out);
+  ir::BinaryOptions ao;
+  ao.activation = upsample ? ir::Activation::kNone : ir::Activation::kRelu6;
+  b.Op(OpType::kAdd, {z, d}, {sum}, ao);
+  if (upsample) {
+    b.Op(OpType::kTransposeConvBias,
+         {sum, b.Const({1, 2, 2, c}, testing::RandomFloats(4 * c, -1, 1, 425)),
+          b.Const({1}, testing::RandomFloats(1, -1, 1, 426))},
+         {out}, ir::TransposeConvOptions{ir::Padding::kValid, 2, 2});
+    b.Output(out);
+  } else {
+    b.Output(sum);
+  }
   if (conv_out) b.Output(z);
   return b.Build();
 }
 
-// The staged 1x1 in front of the depthwise + ADD + upsample kernel, its rows
-// computed in the bands (SLUICE_XNNPACK_STAGED_DW_UPSAMPLE): near the
-// reference and the same bits as the two steps at 1-3 threads (band edges
-// with their halo rows; 1- and 2-row images), one step; with the 1x1's
+// The staged 1x1 in front of the depthwise + ADD (+ upsample) kernel, its
+// rows computed in the bands (SLUICE_XNNPACK_STAGED_DW_UPSAMPLE, _DW_ADD):
+// near the reference and the same bits as the two steps at 1-3 threads (band
+// edges with their halo rows; 1- and 2-row images), one step; with the 1x1's
 // output read elsewhere, two.
 TEST(XnnpackBackendTest, StagedDwUpsampleIsBitExactWithTheSwitchOff) {
   using A = ir::Activation;
-  if (std::getenv("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE") || std::getenv("SLUICE_XNNPACK_DW_UPSAMPLE")) {
+  if (std::getenv("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE") || std::getenv("SLUICE_XNNPACK_DW_UPSAMPLE") ||
+      std::getenv("SLUICE_XNNPACK_STAGED_DW_ADD")) {
     GTEST_SKIP() << "switch set outside";
   }
   struct Case {
@@ -2456,26 +2464,30 @@ TEST(XnnpackBackendTest, StagedDwUpsampleIsBitExactWithTheSwitchOff) {
   };
   auto xnn = CreateXnnpackBackend();
   auto ref = reference::CreateReferenceBackend();
-  for (const Case& k : {Case{9, 37, 16, 16, A::kNone}, Case{13, 128, 16, 16, A::kRelu},
-                        Case{1, 16, 16, 16, A::kNone}, Case{2, 11, 24, 5, A::kRelu6},
-                        Case{7, 5, 5, 24, A::kNone}}) {
-    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " " << k.cin << " -> " << k.c);
-    const ir::Graph g = StagedDwUpsampleGraph(k.h, k.w, k.cin, k.c, k.act, false);
-    const std::vector<std::vector<float>> in = GatedInputs(g);
-    const std::vector<float> want = RunOn(*ref, g, in);
-    for (int threads : {1, 2, 3}) {
-      const std::vector<float> got = RunOn(*xnn, g, in, threads);
-      ExpectNear(got, want, 1e-4f);
-      ExpectSameBits(
-          got, RunOnSwitchedOff("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE", *xnn, g, in, threads),
-          "threads " + std::to_string(threads));
-    }
-    const int steps = ProfiledSteps(*xnn, g);
-    if (steps >= 0 && PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM") &&
-        !std::getenv("SLUICE_XNNPACK_GATE_MUL") && !std::getenv("SLUICE_XNNPACK_UPSAMPLE")) {
-      EXPECT_EQ(steps, 1);
-      ScopedEnv off("SLUICE_XNNPACK_STAGED_DW_UPSAMPLE", "0");
-      EXPECT_EQ(ProfiledSteps(*xnn, g), 2);
+  for (const bool upsample : {true, false}) {
+    const char* sw =
+        upsample ? "SLUICE_XNNPACK_STAGED_DW_UPSAMPLE" : "SLUICE_XNNPACK_STAGED_DW_ADD";
+    for (const Case& k : {Case{9, 37, 16, 16, A::kNone}, Case{13, 128, 16, 16, A::kRelu},
+                          Case{1, 16, 16, 16, A::kNone}, Case{2, 11, 24, 5, A::kRelu6},
+                          Case{7, 5, 5, 24, A::kNone}}) {
+      SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " " << k.cin << " -> " << k.c
+                                        << (upsample ? " upsample" : ""));
+      const ir::Graph g = StagedDwUpsampleGraph(k.h, k.w, k.cin, k.c, k.act, false, upsample);
+      const std::vector<std::vector<float>> in = GatedInputs(g);
+      const std::vector<float> want = RunOn(*ref, g, in);
+      for (int threads : {1, 2, 3}) {
+        const std::vector<float> got = RunOn(*xnn, g, in, threads);
+        ExpectNear(got, want, 1e-4f);
+        ExpectSameBits(got, RunOnSwitchedOff(sw, *xnn, g, in, threads),
+                       "threads " + std::to_string(threads));
+      }
+      const int steps = ProfiledSteps(*xnn, g);
+      if (steps >= 0 && PointwiseConvAvailable() && !std::getenv("SLUICE_XNNPACK_OWN_GEMM") &&
+          !std::getenv("SLUICE_XNNPACK_GATE_MUL") && !std::getenv("SLUICE_XNNPACK_UPSAMPLE")) {
+        EXPECT_EQ(steps, 1);
+        ScopedEnv off(sw, "0");
+        EXPECT_EQ(ProfiledSteps(*xnn, g), 2);
+      }
     }
   }
   const ir::Graph g = StagedDwUpsampleGraph(9, 37, 16, 16, A::kNone, true);
