@@ -24,6 +24,7 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 Px(const float* 
                                                                    __mmask16 m, __m512 alo,
                                                                    __m512 ahi) {
   if (p >= n) return _mm512_setzero_ps();
+  if (!b) return _mm512_maskz_loadu_ps(m, a + p * c);  // (the mean alone: no ADD, no clamp)
   const __m512 v =
       _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + p * c), _mm512_maskz_loadu_ps(m, b + p * c));
   return _mm512_min_ps(_mm512_max_ps(v, alo), ahi);
@@ -63,7 +64,7 @@ struct GroupPixels {
         alo(_mm512_set1_ps(clamp[0])),
         ahi(_mm512_set1_ps(clamp[1])),
         a(a_in + k),
-        b(b_in + k) {}
+        b(b_in ? b_in + k : nullptr) {}
   // Block q's 7 pixels into x.
   __attribute__((target("avx512f"), always_inline)) void Block(int q, __m512* x) const {
     const size_t p = static_cast<size_t>(q) * 7;

@@ -10,7 +10,9 @@
 // 7, the first summed as ((p0 + p1) + p6) + ((p2 + p3) + (p4 + p5)), each
 // further group as ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + acc)), the
 // last group padded with zeros), times 1 / (H * W), clamped. More than 7
-// pixels only (XNNPACK sums up to 7 with another kernel).
+// pixels only (XNNPACK sums up to 7 with another kernel). With `b` null, the
+// mean of `a` alone (XNNPACK's global average pooling: no ADD, no clamp
+// before the sums).
 #ifndef SLUICE_INFERENCE_XNNPACK_ADD_MEAN_H_
 #define SLUICE_INFERENCE_XNNPACK_ADD_MEAN_H_
 

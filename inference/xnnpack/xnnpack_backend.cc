@@ -182,6 +182,7 @@ struct OwnChain {
   bool plain_add = false;  // conv is an ADD of two same-shape tensors, in and
                            // residual (elementwise_add.h)
   bool max_pool = false;  // conv a MAX_POOL_2D 2x2 stride 2 (max_pool.h)
+  bool global_mean = false;  // conv a global AVERAGE_POOL_2D / MEAN alone (add_mean.h, no b)
   bool conv2x2 = false;  // conv a 2x2 stride-2 CONV_2D, with prelu -> scale or not (conv2x2.h)
   int in_prelu = -1, in_scale = -1;  // conv2x2: a PRELU -> DEPTHWISE 1x1 on its input
   bool prelu_scale = false;  // conv a PRELU, scale the DEPTHWISE 1x1 reading it
@@ -835,6 +836,30 @@ bool OwnResizeAddShape(const GraphInfo& info, int add, int t, PlainAddShape* sha
 // fused like AVERAGE_POOL_2D (XNNPACK ran the ADD and the mean as one item
 // each). SLUICE_XNNPACK_ADDMEAN_SPLIT=0 restores both (for A/B).
 bool AddMeanSplit() { return KernelSwitchOn("SLUICE_XNNPACK_ADDMEAN_SPLIT"); }
+constexpr int kAddMeanChunkBlocks = 64;  // 448 pixels per task of the split
+
+// Whether `p` is XNNPACK's global average pooling of a [1, H, W, C] tensor of
+// shape `ys`: AVERAGE_POOL_2D VALID over the whole image, or (`mean_op`) a
+// MEAN over H and W, which translate.cc runs as one (unclamped, so the same
+// sums as the pool's).
+bool IsGlobalMeanOf(const ir::Graph& g, const ir::Op& p, const ir::Shape& ys, bool mean_op) {
+  if (mean_op) {
+    if (p.inputs.size() != 2 || p.inputs[1] < 0 || !g.tensors[p.inputs[1]].is_constant) {
+      return false;
+    }
+    const ir::Tensor& axes = g.tensors[p.inputs[1]];
+    if (axes.dtype != ir::DType::kInt32 || axes.data.size() != 8) return false;
+    const int32_t* ax = axes.i32();
+    const int a0 = ax[0] < 0 ? ax[0] + 4 : ax[0], a1 = ax[1] < 0 ? ax[1] + 4 : ax[1];
+    const ir::Shape& os = g.tensors[p.outputs[0]].shape;
+    return std::min(a0, a1) == 1 && std::max(a0, a1) == 2 &&
+           (os == ir::Shape{1, 1, 1, ys[3]} || os == ir::Shape{1, ys[3]});
+  }
+  const auto& o = p.opts<ir::Pool2DOptions>();
+  return o.padding == ir::Padding::kValid && o.filter_h == ys[1] && o.filter_w == ys[2] &&
+         o.activation != ir::Activation::kTanh &&
+         g.tensors[p.outputs[0]].shape == ir::Shape{1, 1, 1, ys[3]};
+}
 
 // ADD (op `add`) of two non-constant [1, H, W, C] float tensors whose sum
 // only a global AVERAGE_POOL_2D (op `pool`: VALID, the whole image) or a
@@ -860,29 +885,31 @@ bool OwnAddMeanShape(const GraphInfo& info, int add, int pool, AddMeanShape* sha
       return false;
     }
   }
-  if (mean_op) {
-    // MEAN over H and W: XNNPACK's global average pooling (translate.cc),
-    // unclamped, so the same sums as the pool's.
-    if (p.inputs.size() != 2 || p.inputs[1] < 0 || !info.IsConstant(p.inputs[1])) return false;
-    const ir::Tensor& axes = g.tensors[p.inputs[1]];
-    if (axes.dtype != ir::DType::kInt32 || axes.data.size() != 8) return false;
-    const int32_t* ax = axes.i32();
-    const int a0 = ax[0] < 0 ? ax[0] + 4 : ax[0], a1 = ax[1] < 0 ? ax[1] + 4 : ax[1];
-    const ir::Shape& os = g.tensors[p.outputs[0]].shape;
-    if (std::min(a0, a1) != 1 || std::max(a0, a1) != 2 ||
-        (os != ir::Shape{1, 1, 1, ys[3]} && os != ir::Shape{1, ys[3]})) {
-      return false;
-    }
-  } else {
-    const auto& o = p.opts<ir::Pool2DOptions>();
-    if (o.padding != ir::Padding::kValid || o.filter_h != ys[1] || o.filter_w != ys[2] ||
-        o.activation == ir::Activation::kTanh ||
-        g.tensors[p.outputs[0]].shape != ir::Shape{1, 1, 1, ys[3]}) {
-      return false;
-    }
-  }
+  if (!IsGlobalMeanOf(g, p, ys, mean_op)) return false;
   AddMeanShape s;
   s.pixels = ys[1] * ys[2], s.channels = ys[3];
+  if (!AddMean::Supports(s)) return false;
+  if (shape) *shape = s;
+  return true;
+}
+
+// A global mean (IsGlobalMeanOf) of a non-constant [1, H, W, C] float tensor
+// alone: add_mean.h with no ADD (SLUICE_XNNPACK_SPLIT_MEAN).
+bool OwnGlobalMeanShape(const GraphInfo& info, int pool, AddMeanShape* shape) {
+  const ir::Graph& g = info.graph();
+  const ir::Op& p = g.ops[pool];
+  const bool mean_op = p.type == ir::OpType::kMean;
+  if ((p.type != ir::OpType::kAveragePool2D && !mean_op) || p.inputs.empty() || p.inputs[0] < 0 ||
+      p.outputs.size() != 1 || info.IsConstant(p.inputs[0])) {
+    return false;
+  }
+  const ir::Tensor& x = g.tensors[p.inputs[0]];
+  if (x.shape.size() != 4 || x.shape[0] != 1 || x.dtype != ir::DType::kFloat32 ||
+      !IsGlobalMeanOf(g, p, x.shape, mean_op)) {
+    return false;
+  }
+  AddMeanShape s;
+  s.pixels = x.shape[1] * x.shape[2], s.channels = x.shape[3];
   if (!AddMean::Supports(s)) return false;
   if (shape) *shape = s;
   return true;
@@ -1244,6 +1271,11 @@ class XnnpackModel : public CompiledModel {
       std::shared_ptr<const PointwiseTask> task);
   absl::Status SetStagedMean(const GraphInfo& info, const OwnChain& c,
                              struct StagedPointwiseTask* t);
+  // add_mean.h's kernel `k` on c.in and `b` (null: the mean of c.in alone)
+  // into c.out: with threads and few channel groups split by pixels (Partial,
+  // then Finish per group), else by channel groups.
+  absl::StatusOr<reference::Kernel> PrepareAddMean(const ir::Graph& g, const OwnChain& c,
+                                                   const AddMean& k, const float* b);
   // (OwnChain::pre) `up` with the upsample, else `dw` with its ADD epilogue.
   absl::StatusOr<reference::Kernel> PrepareStagedDepthwise(
       const GraphInfo& info, const OwnChain& c, std::shared_ptr<const DepthwiseAddUpsample> up,
@@ -1642,6 +1674,26 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       c.out = graph.ops[p].outputs[0];
       kind[i] = kind[p] = Kind::kOwn;
       chains[p] = c;
+    }
+  }
+  // With threads, a global mean alone of at least two chunks of pixels (the
+  // selfie models' first squeeze-excite mean, 64x64 / 36x64 x16): its pixels
+  // split across threads (Partial, then Finish), each reading mostly the rows
+  // it wrote; XNNPACK's pooling runs it as one item, on the caller, half of
+  // the tensor coming from the other core's cache. SLUICE_XNNPACK_SPLIT_MEAN=0:
+  // not.
+  if (OwnGemmEnabled() && pool_ != nullptr && KernelSwitchOn("SLUICE_XNNPACK_SPLIT_MEAN")) {
+    for (int i = 0; i < num_ops; ++i) {
+      AddMeanShape shape;
+      if (kind[i] != Kind::kXnn || !OwnGlobalMeanShape(info, i, &shape) ||
+          AddMean(shape, 0, 0, 0, 0).blocks() < 2 * kAddMeanChunkBlocks) {
+        continue;  // (the 16x16 squeeze-excite means: measured no faster split)
+      }
+      OwnChain c;
+      c.conv = i, c.global_mean = true;
+      c.in = graph.ops[i].inputs[0], c.out = graph.ops[i].outputs[0];
+      kind[i] = Kind::kOwn;
+      chains[i] = c;
     }
   }
   // With threads, an ADD -> global mean above whose addend comes from a
@@ -2597,7 +2649,6 @@ struct AddMeanGroups {
     kernel.Run(a, b, out, group_begin, group_end);
   }
 };
-constexpr int kAddMeanChunkBlocks = 64;  // 448 pixels per task
 struct AddMeanTask {
   AddMean kernel;
   const float* a;
@@ -2914,6 +2965,18 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     }
     return PrepareRowKernel(g, c, std::move(rows), shape.out_h);
   }
+  if (c.global_mean) {
+    AddMeanShape shape;
+    if (!OwnGlobalMeanShape(info, c.conv, &shape)) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
+    }
+    float plo = -std::numeric_limits<float>::infinity(), phi = -plo;
+    if (op.type == ir::OpType::kAveragePool2D) {
+      ir::ActivationRange(op.opts<ir::Pool2DOptions>().activation, &plo, &phi);
+    }
+    const float inf = std::numeric_limits<float>::infinity();
+    return PrepareAddMean(g, c, AddMean(shape, -inf, inf, plo, phi), nullptr);
+  }
   if (c.mean >= 0) {
     AddMeanShape shape;
     if (!OwnAddMeanShape(info, c.conv, c.mean, &shape)) {
@@ -2929,28 +2992,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     }
     const auto* b = static_cast<const float*>(TensorAddress(c.residual));
     if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
-    AddMean k(shape, alo, ahi, plo, phi);
-    const int groups = k.groups();
-    const int chunks = (k.blocks() + kAddMeanChunkBlocks - 1) / kAddMeanChunkBlocks;
-    if (pool && AddMeanSplit() && chunks >= 2 &&
-        static_cast<size_t>(groups) < 2 * pthreadpool_get_threads_count(pool)) {
-      auto task = std::make_shared<AddMeanTask>(AddMeanTask{
-          k, static_cast<const float*>(TensorAddress(c.in)), b,
-          static_cast<float*>(TensorAddress(c.out)), chunks, {}, nullptr});
-      if (!task->a || !task->out) {
-        return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
-      }
-      task->storage.assign(k.ScratchFloats(), 0.0f);
-      task->scratch = task->storage.data();
-      return reference::Kernel([task, pool, groups, chunks] {
-        PoolHandOff(task.get());
-        pthreadpool_parallelize_2d(pool, RunAddMeanPartial, task.get(), groups, chunks, 0);
-        pthreadpool_parallelize_1d(pool, RunAddMeanFinish, task.get(), groups, 0);
-        PoolTakeOver(task.get());
-      });
-    }
-    return PrepareRowKernel(g, c, std::make_shared<const AddMeanGroups>(AddMeanGroups{k, b}),
-                            groups);
+    return PrepareAddMean(g, c, AddMean(shape, alo, ahi, plo, phi), b);
   }
   if (c.gate >= 0 && c.gate_mul < 0) {
     GatedAddShape shape;
@@ -3370,6 +3412,33 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
                           static_cast<int>(at), t->mean_out);
     }
   });
+}
+
+absl::StatusOr<reference::Kernel> XnnpackModel::PrepareAddMean(const ir::Graph& g,
+                                                               const OwnChain& c,
+                                                               const AddMean& k, const float* b) {
+  pthreadpool_t pool = pool_;
+  const int groups = k.groups();
+  const int chunks = (k.blocks() + kAddMeanChunkBlocks - 1) / kAddMeanChunkBlocks;
+  if (pool && AddMeanSplit() && chunks >= 2 &&
+      static_cast<size_t>(groups) < 2 * pthreadpool_get_threads_count(pool)) {
+    auto task = std::make_shared<AddMeanTask>(AddMeanTask{
+        k, static_cast<const float*>(TensorAddress(c.in)), b,
+        static_cast<float*>(TensorAddress(c.out)), chunks, {}, nullptr});
+    if (!task->a || !task->out) {
+      return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
+    }
+    task->storage.assign(k.ScratchFloats(), 0.0f);
+    task->scratch = task->storage.data();
+    return reference::Kernel([task, pool, groups, chunks] {
+      PoolHandOff(task.get());
+      pthreadpool_parallelize_2d(pool, RunAddMeanPartial, task.get(), groups, chunks, 0);
+      pthreadpool_parallelize_1d(pool, RunAddMeanFinish, task.get(), groups, 0);
+      PoolTakeOver(task.get());
+    });
+  }
+  return PrepareRowKernel(g, c, std::make_shared<const AddMeanGroups>(AddMeanGroups{k, b}),
+                          groups);
 }
 
 // OwnChain::pre: the staged 1x1 -> DEPTHWISE + ADD (-> 2x2 upsample) in

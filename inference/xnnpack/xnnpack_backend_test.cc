@@ -3592,6 +3592,67 @@ TEST(XnnpackBackendTest, TinyStepsRunOnTheCallerAlone) {
   }
 }
 
+// A global mean alone: AVERAGE_POOL_2D over the whole image (with an
+// activation or not) or MEAN over H and W.
+ir::Graph GlobalMeanGraph(int h, int w, int c, bool mean_op, ir::Activation act) {
+  GraphBuilder b("global_mean");
+  const int x = b.Input({1, h, w, c});
+  if (mean_op) {
+    const int m = b.Tensor({1, 1, 1, c});
+    b.Op(OpType::kMean, {x, b.ConstInt({2}, {1, 2})}, {m}, ir::ReducerOptions{true});
+    b.Output(m);
+    return b.Build();
+  }
+  ir::Pool2DOptions o;
+  o.padding = ir::Padding::kValid;
+  o.filter_h = o.stride_h = h;
+  o.filter_w = o.stride_w = w;
+  o.activation = act;
+  const int m = b.Tensor({1, 1, 1, c});
+  b.Op(OpType::kAveragePool2D, {x}, {m}, o);
+  b.Output(m);
+  return b.Build();
+}
+
+// With threads, a global mean of at least 128 blocks of 7 pixels runs on
+// add_mean.h with its pixels split (SLUICE_XNNPACK_SPLIT_MEAN): near the
+// reference, the same bits as XNNPACK's pooling (the switch off) at 1-3
+// threads, two parallel calls (Partial, Finish) where XNNPACK makes one;
+// smaller ones stay XNNPACK's.
+TEST(XnnpackBackendTest, SplitGlobalMeanIsBitExactWithTheSwitchOff) {
+  using A = ir::Activation;
+  if (std::getenv("SLUICE_XNNPACK_SPLIT_MEAN") || std::getenv("SLUICE_XNNPACK_ADDMEAN_SPLIT") ||
+      std::getenv("SLUICE_XNNPACK_OWN_GEMM") || std::getenv("SLUICE_POOL")) {
+    GTEST_SKIP() << "switch set outside";
+  }
+  struct Case {
+    int h, w, c;
+    bool mean_op;
+    A act;
+    bool split;
+  };
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  for (const Case& k : {Case{64, 64, 16, false, A::kNone, true}, Case{36, 64, 16, true, A::kNone, true},
+                        Case{33, 41, 20, false, A::kRelu6, true}, Case{17, 9, 16, false, A::kNone, false}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << (k.mean_op ? " MEAN" : ""));
+    const ir::Graph g = GlobalMeanGraph(k.h, k.w, k.c, k.mean_op, k.act);
+    const std::vector<std::vector<float>> in = {testing::RandomFloats(k.h * k.w * k.c, -2, 2, 431)};
+    const std::vector<float> want = RunOn(*ref, g, in);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = RunOn(*xnn, g, in, threads);
+      ExpectNear(got, want, 1e-5f);
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_SPLIT_MEAN", *xnn, g, in, threads),
+                     "threads " + std::to_string(threads));
+    }
+    if (PointwiseConvAvailable() && XnnpackUsesWorkPool()) {
+      EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), k.split ? 2 : 1);
+      ScopedEnv off("SLUICE_XNNPACK_SPLIT_MEAN", "0");
+      EXPECT_EQ(PoolCallsPerInvoke(*xnn, g, 2), 1);
+    }
+  }
+}
+
 TEST(XnnpackBackendTest, RejectsBadThreadCount) {
   auto xnn = CreateXnnpackBackend();
   auto r = xnn->Compile(ConvConcatAddGraph(false), BackendOptions{0});
