@@ -92,11 +92,13 @@ __attribute__((target("avx512f"))) void EdgeAllGroups(const DepthwiseShape& s, i
 // R output pixels of one 16-channel group, inside the image: pixel r reads
 // rows[ky] + off + r * step + kx * c. Taps column by column (kx outer), as
 // XNNPACK sums them, so the same bits; a tap's weights are loaded once for
-// all R pixels.
+// all R pixels. In a row whose taps reach above or below the image only
+// input rows ky in [ky_lo, ky_hi) exist (rows[ky] of the others unread):
+// their taps skipped, as Edge skips them (InteriorKy).
 template <int K, int R, bool kWhole = false>
 __attribute__((target("avx512f"), always_inline)) inline void Pixels(
     const float* const* rows, size_t off, size_t c, size_t step, const float* wp, __mmask16 mask,
-    __m512 lo, __m512 hi, float* out) {
+    __m512 lo, __m512 hi, float* out, int ky_lo = 0, int ky_hi = K) {
   const __m512 bias = _mm512_load_ps(wp);
   __m512 acc[R];
 #pragma GCC unroll 8
@@ -105,6 +107,7 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
   for (int kx = 0; kx < K; ++kx) {
 #pragma GCC unroll 8
     for (int ky = 0; ky < K; ++ky) {
+      if (ky < ky_lo || ky >= ky_hi) continue;
       const __m512 w = _mm512_load_ps(wp + kGroup * (1 + ky * K + kx));
       const float* p = rows[ky] + off + kx * c;
 #pragma GCC unroll 8
@@ -119,6 +122,36 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     _mm512_mask_storeu_ps(out + r * c, mask, _mm512_min_ps(_mm512_max_ps(acc[r], lo), hi));
+  }
+}
+
+// The interior columns [x_lo, x_hi) of such a row, all groups (channels a
+// multiple of 16): blocks of 8 pixels, then 4, then single ones.
+template <int K>
+__attribute__((target("avx512f"))) void InteriorKy(const DepthwiseShape& s, const float* packed,
+                                                   const float* const* rows0, int ky_lo, int ky_hi,
+                                                   int x_lo, int x_hi, __m512 lo, __m512 hi,
+                                                   float* o0) {
+  const size_t c = static_cast<size_t>(s.channels), step = s.stride_w * c;
+  const int groups = s.channels / kGroup;
+  for (int xb = x_lo; xb < x_hi; xb += kBlock16) {
+    const int n = std::min(x_hi - xb, kBlock16);
+    for (int g = 0; g < groups; ++g) {
+      const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
+      const size_t off = static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + g * kGroup;
+      float* o = o0 + static_cast<size_t>(xb) * c + g * kGroup;
+      constexpr __mmask16 kAll = 0xffff;
+      int i = 0;
+      if (n == kBlock16) {
+        Pixels<K, kBlock16, true>(rows0, off, c, step, wp, kAll, lo, hi, o, ky_lo, ky_hi);
+        continue;
+      }
+      if (n >= 4) Pixels<K, 4, true>(rows0, off, c, step, wp, kAll, lo, hi, o, ky_lo, ky_hi), i = 4;
+      for (; i < n; ++i) {
+        Pixels<K, 1, true>(rows0, off + i * step, c, step, wp, kAll, lo, hi, o + i * c, ky_lo,
+                           ky_hi);
+      }
+    }
   }
 }
 
@@ -247,7 +280,7 @@ constexpr int kBlock = 8;
 template <int K>
 __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
                                             const float* flat, int phases, float out_min,
-                                            float out_max, bool fast,
+                                            float out_max, bool fast, bool ky_blocks,
                                             const float* const* rows0, int ky_lo, int ky_hi,
                                             float* o0) {
   const size_t c = static_cast<size_t>(s.channels);
@@ -257,8 +290,12 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
   // Output columns whose taps are all inside the image horizontally.
   const int x_lo = std::min(s.out_w, (s.pad_left + s.stride_w - 1) / s.stride_w);
   const int room = s.in_w - K + s.pad_left;
-  const int x_hi =
-      !full_rows || room < 0 ? x_lo : std::max(x_lo, std::min(s.out_w, room / s.stride_w + 1));
+  // Rows whose taps reach above or below the image: their interior columns
+  // in blocks too (InteriorKy) when the groups are whole, else edge pixels.
+  const bool interior_ky = !full_rows && ky_blocks && fast && s.channels % kGroup == 0;
+  const int x_hi = (!full_rows && !interior_ky) || room < 0
+                       ? x_lo
+                       : std::max(x_lo, std::min(s.out_w, room / s.stride_w + 1));
   // Several whole groups: their edge pixels side by side (EdgeGroups).
   const int full = s.channels / kGroup;
   const int first_g = fast && full >= 2 ? full : 0;
@@ -286,6 +323,10 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
     for (int x = x_hi == x_lo ? x_lo : x_hi; x < s.out_w; ++x) {
       Edge<K>(s, x, ky_lo, ky_hi, rows, w, bias, lo, hi, mask, o);
     }
+  }
+  if (interior_ky) {
+    if (x_hi > x_lo) InteriorKy<K>(s, packed, rows0, ky_lo, ky_hi, x_lo, x_hi, lo, hi, o0);
+    return;
   }
   if (s.channels == kGroup && s.stride_w <= 2 && x_hi > x_lo && fast) {
     if (s.stride_w == 1) {
@@ -389,6 +430,8 @@ DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, cons
   }
   const char* fast = std::getenv("SLUICE_XNNPACK_DW16");
   fast_ = !(fast && *fast == '0');
+  const char* ky = std::getenv("SLUICE_XNNPACK_DW_KY_BLOCKS");
+  ky_blocks_ = !(ky && *ky == '0');
   // SLUICE_XNNPACK_DW_FLAT=0: 16-channel groups only (for A/B).
   static const bool flat_on = [] {
     const char* e = std::getenv("SLUICE_XNNPACK_DW_FLAT");
@@ -460,9 +503,9 @@ void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) cons
   const int ky_lo = std::max(0, -iy0), ky_hi = std::min(s_.kernel, s_.in_h - iy0);
   const float* flat = flat_.empty() ? nullptr : flat_.data();
   if (s_.kernel == 3) {
-    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, rows, ky_lo, ky_hi, out_row);
+    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, rows, ky_lo, ky_hi, out_row);
   } else {
-    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, rows, ky_lo, ky_hi, out_row);
+    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, rows, ky_lo, ky_hi, out_row);
   }
 #else
   (void)rows, (void)y, (void)out_row;

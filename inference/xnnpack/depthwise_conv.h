@@ -74,6 +74,11 @@ class DepthwiseConv {
   // last interior block of 4 pixels before single ones (depthwise_conv.cc).
   // SLUICE_XNNPACK_DW16=0 (read at construction) keeps the general path.
   bool fast_ = true;
+  // Rows whose taps reach above or below the image (the top and bottom K / 2
+  // rows: 4 of 16 at 16x16 5x5, all their pixels edge pixels before): their
+  // interior columns in blocks of 8 whole-group pixels with those taps
+  // skipped, the edge pixels' order (SLUICE_XNNPACK_DW_KY_BLOCKS=0: not).
+  bool ky_blocks_ = true;
 };
 
 }  // namespace sluice::inference::xnn

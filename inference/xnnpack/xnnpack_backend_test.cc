@@ -557,8 +557,11 @@ TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
 // pixels of 8, 4 + 2, 2 + 1, 4 + 2 + 1 whole groups at once (C = 128, 96,
 // 48, 112; C = 40: 2 whole groups and a partial one on the old path; a 5x6
 // image whose rows are all edge rows); whole-group interior blocks (plain
-// loads). The same bits as the general path (SLUICE_XNNPACK_DW16=0) and
-// close to the reference, 1 and 2 threads.
+// loads); the interior columns of the rows whose taps reach above or below
+// the image in whole-group blocks (SLUICE_XNNPACK_DW_KY_BLOCKS; 9x16x128 5x5
+// as in selfie_segmentation_landscape). The same bits as the general path
+// (SLUICE_XNNPACK_DW16=0), as without the row blocks, and close to the
+// reference, 1 and 2 threads.
 TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
   struct Case {
     int h, w, c, k, stride;
@@ -577,7 +580,9 @@ TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
                         Case{9, 11, 96, 5, 2, ir::Padding::kSame, false},
                         Case{8, 13, 48, 3, 2, ir::Padding::kSame, false},
                         Case{5, 6, 112, 5, 1, ir::Padding::kSame, true},
-                        Case{12, 21, 64, 3, 1, ir::Padding::kSame, true}}) {
+                        Case{12, 21, 64, 3, 1, ir::Padding::kSame, true},
+                        Case{9, 16, 128, 5, 1, ir::Padding::kSame, false},
+                        Case{18, 32, 32, 5, 2, ir::Padding::kSame, false}}) {
     SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " " << k.k << "x"
                                       << k.k << " stride " << k.stride);
     GraphBuilder b("depthwise16");
@@ -601,6 +606,9 @@ TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
       const std::vector<float> got = RunOn(*xnn, g, {in}, threads);
       ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_DW16", *xnn, g, {in}, threads),
                      "threads " + std::to_string(threads));
+      ExpectSameBits(got,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_DW_KY_BLOCKS", *xnn, g, {in}, threads),
+                     "row blocks, threads " + std::to_string(threads));
       ExpectNear(got, want, 1e-5f);
     }
   }
