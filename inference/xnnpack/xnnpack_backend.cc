@@ -564,9 +564,17 @@ bool OwnDwPwBlockShape(const GraphInfo& info, int dw, int pw, int add, DwPwShape
 // and DEPTHWISE -> 1x1 streamed, 0.150 + 0.041 as 1x1 -> DEPTHWISE streamed
 // and the 1x1 alone; its 64x64x96 -> 32x32, 1.5 MiB: 0.092 + 0.101 ->
 // 0.210 streamed, slower); SLUICE_XNNPACK_STREAM_S2=0 keeps the L2 bound.
+// Narrow (at most 16 channels) stride-2 pairs from 512 KiB: the 1x1 per
+// image row is cheap there (the selfie models' 128x128x16 / 72x128x16 ->
+// DEPTHWISE s2, 1 MiB: 0.067-0.069 -> 0.0585 ms one thread, 0.037 -> 0.032
+// two); SLUICE_XNNPACK_STREAM_S2_NARROW=0: not.
 bool StreamExpandWins(const ir::Shape& mid, int dw_stride) {
   const size_t bytes = mid.size() == 4 ? ir::NumElements(mid) * sizeof(float) : 0;
   const bool s2 = KernelSwitchOn("SLUICE_XNNPACK_STREAM_S2");
+  if (s2 && dw_stride >= 2 && mid.size() == 4 && mid[3] <= 16 && bytes >= (size_t{1} << 19) &&
+      KernelSwitchOn("SLUICE_XNNPACK_STREAM_S2_NARROW")) {
+    return true;
+  }
   return bytes > (s2 && dw_stride >= 2 ? size_t{7} << 18 : size_t{5} << 19);
 }
 bool StreamProjectWins(const ir::Shape& mid) {

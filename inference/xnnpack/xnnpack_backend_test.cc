@@ -3920,21 +3920,30 @@ TEST(XnnpackBackendTest, StreamedPairsOnlyWhereThePatternHolds) {
 }
 
 // By default an expand pair whose depthwise has stride 2 streams from a 1.75
-// MiB tensor between (pose_landmark_lite's 128x128x32 PAD + VALID layer);
-// stride 1 keeps the 2.5 MiB bound, as do smaller tensors and
-// SLUICE_XNNPACK_STREAM_S2=0. The same bits either way.
+// MiB tensor between (pose_landmark_lite's 128x128x32 PAD + VALID layer), or
+// from 512 KiB with at most 16 channels (the selfie models' 128x128x16 and
+// 72x128x16; SLUICE_XNNPACK_STREAM_S2_NARROW=0: not); stride 1 keeps the 2.5
+// MiB bound, as do smaller tensors and SLUICE_XNNPACK_STREAM_S2=0. The same
+// bits either way.
 TEST(XnnpackBackendTest, StrideTwoExpandPairsStreamBelowTheL2Bound) {
-  if (std::getenv("SLUICE_XNNPACK_STREAM_S2")) GTEST_SKIP() << "switch set outside";
+  if (std::getenv("SLUICE_XNNPACK_STREAM_S2") || std::getenv("SLUICE_XNNPACK_STREAM_S2_NARROW")) {
+    GTEST_SKIP() << "switch set outside";
+  }
   ScopedEnv unset("SLUICE_XNNPACK_STREAM", "");
   auto xnn = CreateXnnpackBackend();
   auto ref = reference::CreateReferenceBackend();
   struct Case {
     StreamCase k;
     int steps;  // by default; 2 (1x1, depthwise) with the switch off
+    bool narrow = false;  // streamed for its 16 channels (2 steps with _NARROW=0)
   };
   for (const Case& c : {Case{{true, 128, 128, 8, 32, 0, 3, 2, /*pad=*/true}, 1},
                         Case{{true, 128, 128, 8, 32, 0, 3, 1}, 2},
-                        Case{{true, 64, 64, 8, 96, 0, 3, 2, /*pad=*/true}, 2}}) {
+                        Case{{true, 64, 64, 8, 96, 0, 3, 2, /*pad=*/true}, 2},
+                        Case{{true, 128, 128, 16, 16, 0, 3, 2}, 1, true},
+                        Case{{true, 72, 128, 16, 16, 0, 3, 2, /*pad=*/true}, 1, true},
+                        Case{{true, 64, 64, 16, 16, 0, 3, 2}, 2},
+                        Case{{true, 96, 96, 8, 24, 0, 3, 2}, 2}}) {
     const StreamCase& k = c.k;
     SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << "x" << k.c << " s" << k.stride);
     const ir::Graph g = StreamGraph(k);
@@ -3946,9 +3955,17 @@ TEST(XnnpackBackendTest, StrideTwoExpandPairsStreamBelowTheL2Bound) {
       ExpectNear(ours, want, 1e-4f);
       ExpectSameBits(ours, RunOnSwitchedOff("SLUICE_XNNPACK_STREAM_S2", *xnn, g, in, threads),
                      "threads " + std::to_string(threads));
+      ExpectSameBits(ours,
+                     RunOnSwitchedOff("SLUICE_XNNPACK_STREAM_S2_NARROW", *xnn, g, in, threads),
+                     "narrow off, threads " + std::to_string(threads));
     }
     const int steps = ProfiledSteps(*xnn, g);
     if (steps >= 0) EXPECT_EQ(steps, c.steps);
+    if (c.narrow) {
+      ScopedEnv off("SLUICE_XNNPACK_STREAM_S2_NARROW", "0");
+      const int narrow_off = ProfiledSteps(*xnn, g);
+      if (narrow_off >= 0) EXPECT_EQ(narrow_off, 2);
+    }
     ScopedEnv off("SLUICE_XNNPACK_STREAM_S2", "0");
     const int steps_off = ProfiledSteps(*xnn, g);
     if (steps_off >= 0) EXPECT_EQ(steps_off, 2);
