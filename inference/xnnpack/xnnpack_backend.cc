@@ -98,6 +98,14 @@ bool KernelSwitchSet(const char* variable) {
   return e && std::strcmp(e, "1") == 0;
 }
 
+// Tasks at least for a staged 1x1 with the mean, on a pool;
+// SLUICE_XNNPACK_STAGED_MEAN_TASKS=N sets it (0: the 1x1's rule alone). Read
+// per compile.
+size_t StagedMeanTasks() {
+  const char* e = std::getenv("SLUICE_XNNPACK_STAGED_MEAN_TASKS");
+  return e && *e ? static_cast<size_t>(std::strtoull(e, nullptr, 10)) : size_t{16};
+}
+
 // A step with less work (BranchSchedule's units: MACs + output elements +
 // kBranchStepOverhead) than this runs on the caller alone, built without the
 // pool: on two threads a parallel call costs ~1 us (wake-up, split, join),
@@ -3133,6 +3141,18 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
   }
   if (c.gate_mul >= 0 || c.resize >= 0) {
+    // With the mean's chain following the chunks (MeanChain), a large step
+    // (from 8192 pixels) in at least StagedMeanTasks() chunks: the 1x1's rule
+    // gave landscape's 72x128 decoder step 9 chunks of 1022 pixels, ~6 us
+    // each (op 101 2T 0.037-0.038 -> 0.033-0.035 ms in 16-19; selfie's
+    // 128x128 has 16 already; its 64x64 and 32x32 ones measured slower in
+    // smaller chunks).
+    if (pool && c.mean_add >= 0 && rows >= 8192 && StagedMeanTasks() > task->chunks) {
+      constexpr size_t kTile = PointwiseConv::kTileRows;
+      const size_t tiles = (rows + kTile - 1) / kTile;
+      task->chunk_rows = std::max<size_t>(1, tiles / StagedMeanTasks()) * kTile;
+      task->chunks = (rows + task->chunk_rows - 1) / task->chunk_rows;
+    }
     return PrepareStagedPointwise(info, c, std::move(conv), task);
   }
   if (c.act >= 0) return PointwiseHardSwishKernel(conv, task, pool);

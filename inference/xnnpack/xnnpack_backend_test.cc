@@ -4243,20 +4243,22 @@ TEST(XnnpackBackendTest, AddMeanChainMatchesTheOnePassKernel) {
 }
 
 // The staged mean's chain in the 1x1's tasks (SLUICE_XNNPACK_MEAN_CHAIN, and
-// following the stored chunks, SLUICE_XNNPACK_MEAN_FOLLOW): the same bits as
-// the chain run after the call (the switches off) at 1-3 threads,
+// following the stored chunks, SLUICE_XNNPACK_MEAN_FOLLOW; 72x128 in 16
+// chunks, SLUICE_XNNPACK_STAGED_MEAN_TASKS): the same bits as the chain run
+// after the call (the switches off) at 1-3 threads,
 // and on one thread with the mean staged (SLUICE_XNNPACK_STAGED_MEAN_1T=1)
 // the same bits as the two steps.
 TEST(XnnpackBackendTest, StagedMeanChainKeepsTheBits) {
   using A = ir::Activation;
   if (std::getenv("SLUICE_XNNPACK_STAGED_MEAN") || std::getenv("SLUICE_XNNPACK_MEAN_CHAIN") ||
-      std::getenv("SLUICE_XNNPACK_MEAN_FOLLOW")) {
+      std::getenv("SLUICE_XNNPACK_MEAN_FOLLOW") || std::getenv("SLUICE_XNNPACK_STAGED_MEAN_TASKS")) {
     GTEST_SKIP() << "switch set outside";
   }
   auto xnn = CreateXnnpackBackend();
   auto ref = reference::CreateReferenceBackend();
   const std::vector<ir::Graph> graphs = {
       StagedMeanGraph(64, 64, 128, 128, 16, 16, false, false, A::kNone, true),
+      StagedMeanGraph(36, 64, 72, 128, 16, 16, false, false, A::kNone, false),
       StagedMeanGraph(16, 16, 32, 32, 128, 24, false, true, A::kNone, false),
       StagedMeanGraph(19, 15, 37, 29, 24, 16, false, false, A::kRelu6, true),
       StagedMeanGraph(0, 0, 33, 41, 24, 40, true, true, A::kNone, false),
@@ -4273,6 +4275,8 @@ TEST(XnnpackBackendTest, StagedMeanChainKeepsTheBits) {
       ExpectNear(off, want, 1e-4f);
       ExpectSameBits(RunOnSwitchedOff("SLUICE_XNNPACK_MEAN_FOLLOW", *xnn, g, in, threads), off,
                      std::to_string(threads) + " threads, MEAN_FOLLOW=0");
+      ExpectSameBits(RunOnSwitchedOff("SLUICE_XNNPACK_STAGED_MEAN_TASKS", *xnn, g, in, threads),
+                     off, std::to_string(threads) + " threads, STAGED_MEAN_TASKS=0");
       // Several invocations of one model: which tasks chain depends on when
       // the workers join.
       auto m = xnn->Compile(g, BackendOptions{threads});
