@@ -204,6 +204,11 @@ struct OwnChain {
   // `in` only the depthwise and its ADD read: its rows computed in the band as
   // the depthwise needs them, `in` never written (StagedDepthwiseTask).
   std::shared_ptr<const OwnChain> pre;
+  // With a staged 1x1 (gate_mul or resize, no mean): `then`, the 1x1 +
+  // HARD_SWISH that reads its output, run on each task's rows while in L1
+  // (the squeeze-excite blocks' project -> next expand); its output is
+  // written too (StagedPointwiseTask::then).
+  std::shared_ptr<const OwnChain> then;
   // What pre reads (its `in`, gate and gate_b), or nothing.
   std::vector<int> pre_reads() const {
     if (!pre) return {};
@@ -219,6 +224,9 @@ struct OwnChain {
     }
     if (pre) {
       for (int o : pre->ops()) v.push_back(o);
+    }
+    if (then) {
+      for (int o : then->ops()) v.push_back(o);
     }
     return v;
   }
@@ -1702,7 +1710,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     for (int i = 0; i < num_ops; ++i) {
       AddMeanShape shape;
       if (kind[i] != Kind::kXnn || !OwnGlobalMeanShape(info, i, &shape) ||
-          AddMean(shape, 0, 0, 0, 0).blocks() < 2 * kAddMeanChunkBlocks) {
+          (shape.pixels + 6) / 7 < 2 * kAddMeanChunkBlocks) {
         continue;  // (the 16x16 squeeze-excite means: measured no faster split)
       }
       OwnChain c;
@@ -2056,6 +2064,41 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     }
   }
 
+  // A staged 1x1 (no mean) followed directly by a plain 1x1 + HARD_SWISH that
+  // reads its output (the squeeze-excite blocks' MUL + project + ADD, then
+  // the next block's expand): the expand runs on each task's rows while they
+  // are in L1, one parallel call instead of two (StagedPointwiseTask::then);
+  // SLUICE_XNNPACK_STAGED_THEN=0: two steps.
+  if (OwnGemmEnabled() && pool_ != nullptr && KernelSwitchOn("SLUICE_XNNPACK_STAGED_THEN")) {
+    std::vector<int> staged;
+    for (const auto& [at, c] : chains) {
+      if ((c.gate_mul >= 0 || c.resize >= 0) && c.mean_add < 0 && !c.pre && !c.then &&
+          at == c.last()) {
+        staged.push_back(at);
+      }
+    }
+    for (int at : staged) {
+      auto ec = chains.end();
+      for (auto it = chains.begin(); it != chains.end(); ++it) {
+        if (it->second.conv == at + 1) ec = it;
+      }
+      if (ec == chains.end()) continue;
+      const OwnChain& e = ec->second;
+      if (e.act < 0 || ec->first != e.act || e.in != chains[at].out || e.residual >= 0 ||
+          e.add >= 0 || e.prelu >= 0 || e.gate_mul >= 0 || e.resize >= 0 || e.pw >= 0 ||
+          e.dw >= 0 || e.expand >= 0 || e.in_pad >= 0 || e.pre || e.then || e.out2 >= 0 ||
+          e.out3 >= 0 || !IsOwnPointwiseConv(info, e.conv)) {
+        continue;
+      }
+      OwnChain merged = chains[at];
+      merged.then = std::make_shared<const OwnChain>(e);
+      const int key = ec->first;
+      chains.erase(ec);
+      chains.erase(at);
+      chains[key] = merged;
+    }
+  }
+
   // A stem chain's second output read only by a 2x2 stride-2 conv chain
   // (its PRELU and DEPTHWISE 1x1 too, nothing else) that the stem can run
   // from its registers (StemConv::TakesNext): that chain joins the stem's.
@@ -2174,6 +2217,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     for (int t : c.pre_reads()) {
       if (t >= 0) skeleton.ops[at].inputs.push_back(t);
     }
+    if (c.then) skeleton.ops[at].inputs.push_back(c.then->out);
   }
   if (branch.first_op >= 0) {
     // Side by side, the tail's tensors are all live at once.
@@ -2197,6 +2241,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       for (int t : c.pre_reads()) {
         if (t >= 0 && !info.IsConstant(t)) touched.push_back(t);
       }
+      if (c.then) touched.push_back(c.then->out);
     }
     for (int i : {first, last}) {
       auto& in = skeleton.ops[i].inputs;
@@ -2238,6 +2283,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
     need_buffer(c.mean_b);
     need_buffer(c.mean_out);
     for (int t : c.pre_reads()) need_buffer(t);
+    if (c.then) need_buffer(c.then->out);
   }
   for (const auto& seg : segments) {
     const std::set<int> in_seg(seg.begin(), seg.end());
@@ -2300,7 +2346,8 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       auto c = chains.find(i);
       if (c == chains.end()) continue;  // absorbed by a chain that runs later
       const OwnChain& o = c->second;
-      access.work = work_of({o.conv, o.pw, o.dw, o.expand, o.scale, o.scale2}, o.out);
+      access.work = work_of({o.conv, o.pw, o.dw, o.expand, o.scale, o.scale2,
+                             o.then ? o.then->conv : -1}, o.out);
       const pthreadpool_t step_pool = pool_;
       if (access.work < serial_work) pool_ = nullptr;  // (SerialStepWork)
       auto prepared = PrepareOwnKernel(info, o);
@@ -2311,6 +2358,7 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
         range(t, &access.reads);
       }
       for (int t : o.pre_reads()) range(t, &access.reads);
+      if (o.then) range(o.then->out, &access.writes);
       for (int t : {o.out, o.out2, o.out3, o.mean_out}) range(t, &access.writes);
       access.barrier = false;
     } else if (kind[i] == Kind::kIsland) {
@@ -3261,6 +3309,9 @@ struct StagedPointwiseTask {
   float* mean_scratch = nullptr;  // mean_storage's data
   // SLUICE_XNNPACK_MEAN_CHAIN: the chain taken in the tasks (MeanChain).
   std::unique_ptr<MeanChain> chain;
+  // OwnChain::then: the 1x1 (+ HARD_SWISH) on the rows just written.
+  std::shared_ptr<const PointwiseConv> then;
+  float* then_out = nullptr;
 };
 // The mean's block sums (OwnChain::mean_add) from block `done` to the last
 // whole 7-pixel block that the conv's output rows below `r` complete (all
@@ -3300,6 +3351,11 @@ bool RunStagedPointwiseRows(const StagedPointwiseTask& t, size_t begin, size_t e
     t.source->Fill(r, m, stage);
     conv.Run(stage, t.p->residual ? t.p->residual + r * t.residual_channels : nullptr,
              t.p->out + r * n, 0, m);
+    if (t.then) {  // (OwnChain::then) its rows from L1
+      const size_t n2 = static_cast<size_t>(t.then->n());
+      t.then->Run(t.p->out + r * n, nullptr, t.then_out + r * n2, 0, m);
+      HardSwishInPlace(t.then_out + r * n2, m * n2);
+    }
     r += m;
     if (t.mean) done = StagedMeanPartial(t, done, r, chained);
   }
@@ -3421,6 +3477,14 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedPointwise(
   auto t = std::make_shared<StagedPointwiseTask>(StagedPointwiseTask{
       std::move(task), std::move(source), static_cast<size_t>(c.residual_channels)});
   if (c.mean_add >= 0) RETURN_IF_ERROR(SetStagedMean(info, c, t.get()));
+  if (c.then) {
+    ASSIGN_OR_RETURN(std::shared_ptr<PointwiseConv> then, MakePointwise(info, *c.then));
+    t->then_out = static_cast<float*>(TensorAddress(c.then->out));
+    if (!t->then_out || then->k() != t->p->conv->n()) {
+      return absl::InternalError(absl::StrCat(info.graph().OpLabel(c.then->conv), ": not absorbable"));
+    }
+    t->then = std::move(then);
+  }
   pthreadpool_t pool = pool_;
   return reference::Kernel([conv, t, pool] {
     if (t->chain) {

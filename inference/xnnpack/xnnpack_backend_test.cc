@@ -3411,14 +3411,16 @@ ir::Graph BranchTailGraph() {
   return b.Build();
 }
 
-// Every output of `graph`, one after another.
+// Every output of `graph`, one after another (`inputs`: one per graph input).
 std::vector<float> RunAllOutputs(const Backend& backend, const ir::Graph& graph,
-                                 const std::vector<float>& input, int threads) {
+                                 const std::vector<std::vector<float>>& inputs, int threads) {
   auto compiled = backend.Compile(graph, BackendOptions{threads});
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   if (!compiled.ok()) return {};
   CompiledModel& m = **compiled;
-  std::memcpy(m.Inputs()[0].data, input.data(), input.size() * sizeof(float));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(m.Inputs()[i].data, inputs[i].data(), inputs[i].size() * sizeof(float));
+  }
   std::vector<float> all;
   for (int run = 0; run < 3; ++run) {  // the schedule is reset per Invoke
     all.clear();
@@ -3429,6 +3431,10 @@ std::vector<float> RunAllOutputs(const Backend& backend, const ir::Graph& graph,
     }
   }
   return all;
+}
+std::vector<float> RunAllOutputs(const Backend& backend, const ir::Graph& graph,
+                                 const std::vector<float>& input, int threads) {
+  return RunAllOutputs(backend, graph, std::vector<std::vector<float>>{input}, threads);
 }
 
 TEST(XnnpackBackendTest, BranchTailFoundWhereTheGraphFallsApart) {
@@ -4522,6 +4528,72 @@ TEST(XnnpackBackendTest, Dw8Pw16IsBitExactWithTheSwitchOff) {
     }
   }
 }
+
+// The squeeze-excite blocks' seam: ADD(MUL(x, gate), b) -> CONV 1x1 (+ ADD
+// of a residual r) -> y, then CONV 1x1 (y, c -> e) -> HARD_SWISH; y is read
+// again after (the next block's residual: a second graph output here).
+ir::Graph StagedThenGraph(int h, int w, int cin, int c, int e, bool residual) {
+  GraphBuilder b("staged_then");
+  const ir::Shape xs{1, h, w, cin}, ys{1, h, w, c}, es{1, h, w, e};
+  const int x = b.Input(xs), gate = b.Input({1, 1, 1, cin}), rb = b.Input(xs);
+  const int prod = b.Tensor(xs), s = b.Tensor(xs);
+  b.Op(OpType::kMul, {x, gate}, {prod}, ir::BinaryOptions{});
+  b.Op(OpType::kAdd, {prod, rb}, {s}, ir::BinaryOptions{});
+  int y = b.Tensor(ys);
+  b.Op(OpType::kConv2D,
+       {s, b.Const({c, 1, 1, cin}, testing::RandomFloats(c * cin, -1, 1, 441)),
+        b.Const({c}, testing::RandomFloats(c, -1, 1, 442))},
+       {y}, ir::Conv2DOptions{});
+  if (residual) {
+    const int r = b.Input(ys), sum = b.Tensor(ys);
+    b.Op(OpType::kAdd, {y, r}, {sum}, ir::BinaryOptions{});
+    y = sum;
+  }
+  const int z = b.Tensor(es), hs = b.Tensor(es);
+  b.Op(OpType::kConv2D,
+       {y, b.Const({e, 1, 1, c}, testing::RandomFloats(e * c, -1, 1, 443)),
+        b.Const({e}, testing::RandomFloats(e, -1, 1, 444))},
+       {z}, ir::Conv2DOptions{});
+  b.Op(OpType::kHardSwish, {z}, {hs});
+  b.Output(hs);
+  b.Output(y);
+  return b.Build();
+}
+
+// With threads the expand runs on the staged 1x1's rows in its tasks
+// (SLUICE_XNNPACK_STAGED_THEN): both outputs near the reference and the same
+// bits as two steps at 2-3 threads (and one thread, where it stays two
+// steps); one step fewer.
+TEST(XnnpackBackendTest, StagedThenExpandIsBitExactWithTheSwitchOff) {
+  if (std::getenv("SLUICE_XNNPACK_STAGED_THEN")) GTEST_SKIP() << "switch set outside";
+  auto xnn = CreateXnnpackBackend();
+  auto ref = reference::CreateReferenceBackend();
+  struct Case {
+    int h, w, cin, c, e;
+    bool residual;
+  };
+  for (const Case& k : {Case{16, 16, 128, 32, 128, true}, Case{9, 16, 96, 32, 96, true},
+                        Case{16, 16, 96, 32, 128, false}, Case{5, 7, 40, 24, 72, true}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " " << k.cin << " -> " << k.c
+                                      << " -> " << k.e);
+    const ir::Graph g = StagedThenGraph(k.h, k.w, k.cin, k.c, k.e, k.residual);
+    const std::vector<std::vector<float>> in = GatedInputs(g);
+    const std::vector<float> want = RunAllOutputs(*ref, g, in, 1);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = RunAllOutputs(*xnn, g, in, threads);
+      ExpectNear(got, want, 1e-4f);
+      const ScopedEnv sw("SLUICE_XNNPACK_STAGED_THEN", "0");
+      ExpectSameBits(got, RunAllOutputs(*xnn, g, in, threads), std::to_string(threads) + " threads");
+    }
+    if (PointwiseConvAvailable() && XnnpackUsesWorkPool() && !std::getenv("SLUICE_POOL") &&
+        !std::getenv("SLUICE_XNNPACK_OWN_GEMM") && !std::getenv("SLUICE_XNNPACK_GATE_MUL")) {
+      const int fused = PoolCallsPerInvoke(*xnn, g, 2);
+      ScopedEnv sw("SLUICE_XNNPACK_STAGED_THEN", "0");
+      EXPECT_EQ(fused + 1, PoolCallsPerInvoke(*xnn, g, 2));
+    }
+  }
+}
+
 
 }  // namespace
 }  // namespace sluice::inference::xnn
