@@ -8,11 +8,41 @@ namespace {
 
 size_t AlignUp(size_t n) { return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
 
+struct Placed {
+  int t;
+  size_t offset, bytes;
+};
+
+// The lowest offset for `bytes` where every placed tensor it overlaps is dead
+// while it lives (`live(p)` false) and has exactly this slot (offset and
+// size): candidates are 0, the ends of placed tensors and same-sized slots.
+template <typename Live>
+size_t ExactSlot(const std::vector<Placed>& placed, size_t bytes, const Live& live) {
+  std::vector<size_t> candidates{0};
+  for (const Placed& p : placed) {
+    candidates.push_back(p.offset + p.bytes);
+    if (p.bytes == bytes) candidates.push_back(p.offset);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (size_t o : candidates) {
+    bool fits = true;
+    for (const Placed& p : placed) {
+      if (o >= p.offset + p.bytes || p.offset >= o + bytes) continue;
+      if (live(p) || p.offset != o || p.bytes != bytes) {
+        fits = false;
+        break;
+      }
+    }
+    if (fits) return o;
+  }
+  return candidates.back();  // (not reached: past every tensor always fits)
+}
+
 }  // namespace
 
 bool IsViewOp(const ir::Op& op) { return op.type == ir::OpType::kReshape; }
 
-MemoryPlan PlanMemory(const ir::Graph& g) {
+MemoryPlan PlanMemory(const ir::Graph& g, bool exact_reuse) {
   const int n = static_cast<int>(g.tensors.size());
   const int num_ops = static_cast<int>(g.ops.size());
   constexpr int kForever = std::numeric_limits<int>::max();
@@ -61,10 +91,6 @@ MemoryPlan PlanMemory(const ir::Graph& g) {
   for (int t = 0; t < n; ++t)
     if (used[t] && root[t] == t) order.push_back(t);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return size[a] > size[b]; });
-  struct Placed {
-    int t;
-    size_t offset, bytes;
-  };
   std::vector<Placed> placed;
   for (int t : order) {
     const size_t bytes = AlignUp(std::max<size_t>(size[t], 1));
@@ -75,9 +101,15 @@ MemoryPlan PlanMemory(const ir::Graph& g) {
     }
     std::sort(busy.begin(), busy.end());
     size_t offset = 0;
-    for (const auto& [lo, hi] : busy) {
-      if (offset + bytes <= lo) break;
-      offset = std::max(offset, hi);
+    if (exact_reuse) {
+      offset = ExactSlot(placed, bytes, [&](const Placed& p) {
+        return first[p.t] <= last[t] && first[t] <= last[p.t];
+      });
+    } else {
+      for (const auto& [lo, hi] : busy) {
+        if (offset + bytes <= lo) break;
+        offset = std::max(offset, hi);
+      }
     }
     placed.push_back({t, offset, bytes});
     plan.offsets[t] = static_cast<int64_t>(offset);

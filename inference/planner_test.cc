@@ -73,5 +73,52 @@ TEST(PlannerTest, RealModelsPlanWithoutOverlapAndReuseMemory) {
   }
 }
 
+// Exact-slot reuse: a tensor takes a dead tensor's bytes only as a whole slot
+// of the same size at the same offset, never part of a differently sized one,
+// never bytes of a tensor alive with it.
+TEST(PlannerTest, ExactReuseTakesOnlyWholeSlotsOfTheSameSize) {
+  GraphBuilder b;
+  // x (4 KiB) -> big (16 KiB) -> s1 -> s2 -> s3 (4 KiB each): the tightest
+  // plan puts s2 into the first bytes of big (dead by then); exact reuse may
+  // not, but s3 takes s1's whole slot.
+  const int x = b.Input({1024});
+  const int big = b.Tensor({4096}), s1 = b.Tensor({1024}), s2 = b.Tensor({1024}),
+            s3 = b.Tensor({1024});
+  b.Op(OpType::kConcatenation, {x, x, x, x}, {big}, ir::ConcatenationOptions{});
+  b.Op(OpType::kStridedSlice,
+       {big, b.ConstInt({1}, {0}), b.ConstInt({1}, {1024}), b.ConstInt({1}, {1})}, {s1},
+       ir::StridedSliceOptions{});
+  b.Op(OpType::kRelu, {s1}, {s2});
+  b.Op(OpType::kRelu, {s2}, {s3});
+  b.Output(s3);
+  const ir::Graph g = b.Build();
+  const MemoryPlan tight = PlanMemory(g);
+  const MemoryPlan exact = PlanMemory(g, /*exact_reuse=*/true);
+  CheckNoLiveOverlap(g, tight);
+  CheckNoLiveOverlap(g, exact);
+  EXPECT_EQ(tight.offsets[s2], tight.offsets[big]);  // (what exact reuse avoids)
+  EXPECT_GE(exact.arena_bytes, tight.arena_bytes);
+  EXPECT_EQ(exact.offsets[s3], exact.offsets[s1]);
+  const std::vector<int> planned = {x, big, s1, s2, s3};
+  for (int u : planned) {
+    for (int v : planned) {
+      if (u == v || g.tensors[u].byte_size() == g.tensors[v].byte_size()) continue;
+      const int64_t us = static_cast<int64_t>(g.tensors[u].byte_size());
+      const int64_t vs = static_cast<int64_t>(g.tensors[v].byte_size());
+      const bool overlap = exact.offsets[u] < exact.offsets[v] + vs &&
+                           exact.offsets[v] < exact.offsets[u] + us;
+      EXPECT_FALSE(overlap) << "sizes differ, bytes shared: " << u << " / " << v;
+    }
+  }
+  // The real models: no live overlap either, within 4x the tightest plan.
+  for (const char* name : {"pose_detection.tflite", "selfie_segmentation.tflite"}) {
+    auto m = Model::Load(testing::SharedDir() + "/models/" + name);
+    ASSERT_TRUE(m.ok()) << m.status();
+    const MemoryPlan p = PlanMemory(m->graph(), true);
+    CheckNoLiveOverlap(m->graph(), p);
+    EXPECT_LE(p.arena_bytes, 4 * PlanMemory(m->graph()).arena_bytes) << name;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::inference

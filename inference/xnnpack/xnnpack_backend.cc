@@ -106,6 +106,10 @@ size_t StagedMeanTasks() {
   return e && *e ? static_cast<size_t>(std::strtoull(e, nullptr, 10)) : size_t{16};
 }
 
+// The largest arena the two-thread exact-slot plan may take (the 15 models:
+// 2.3-53.5 MiB against 1.0-14.9 MiB for the tightest plan).
+constexpr size_t kExactArenaMaxBytes = size_t{64} << 20;
+
 // A step with less work (BranchSchedule's units: MACs + output elements +
 // kBranchStepOverhead) than this runs on the caller alone, built without the
 // pool: on two threads a parallel call costs ~1 us (wake-up, split, join),
@@ -2248,7 +2252,13 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       in.insert(in.end(), touched.begin(), touched.end());
     }
   }
-  const MemoryPlan plan = PlanMemory(skeleton);
+  // With threads, exact-slot reuse (planner.h) unless its arena passes
+  // kExactArenaMaxBytes; SLUICE_XNNPACK_PLAN_EXACT=0: the tightest plan.
+  MemoryPlan plan = PlanMemory(skeleton);
+  if (pool_ != nullptr && KernelSwitchOn("SLUICE_XNNPACK_PLAN_EXACT")) {
+    MemoryPlan exact = PlanMemory(skeleton, /*exact_reuse=*/true);
+    if (exact.arena_bytes <= kExactArenaMaxBytes) plan = std::move(exact);
+  }
   // Buffers: graph ports, every tensor an island or our own kernel touches,
   // and what segments exchange with the outside.
   auto need_buffer = [&](int t) {
