@@ -990,12 +990,15 @@ struct RowTask {
   const Conv* conv;
   const float* in;
   float* out;
+  int per = 1;  // rows per item
+  int rows = 0;
 };
 template <typename Conv>
-void RunRow(void* context, size_t row) {
+void RunRow(void* context, size_t item) {
   const auto* t = static_cast<const RowTask<Conv>*>(context);
   PoolTakeOver(t);
-  t->conv->Run(t->in, t->out, static_cast<int>(row), static_cast<int>(row) + 1);
+  const int r0 = static_cast<int>(item) * t->per;
+  t->conv->Run(t->in, t->out, r0, std::min(t->rows, r0 + t->per));
   PoolHandOff(t);
 }
 
@@ -1287,8 +1290,10 @@ class XnnpackModel : public CompiledModel {
                                                       std::shared_ptr<const Conv> conv);
   // Kernels with Run(in, out, row_begin, row_end) over `rows` rows.
   template <typename Conv>
+  // `rows_per_item`: rows a parallel item runs (default one).
   absl::StatusOr<reference::Kernel> PrepareRowKernel(const ir::Graph& g, const OwnChain& c,
-                                                     std::shared_ptr<const Conv> conv, int rows);
+                                                     std::shared_ptr<const Conv> conv, int rows,
+                                                     int rows_per_item = 1);
   // A 1x1 conv whose input is computed on the fly: a gated residual or a
   // bilinear resize.
   // A 1x1 conv's input computed on the fly (OwnChain::gate_mul, ::resize).
@@ -2583,7 +2588,8 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareStagedKernel(const GraphI
 
 template <typename Conv>
 absl::StatusOr<reference::Kernel> XnnpackModel::PrepareRowKernel(
-    const ir::Graph& g, const OwnChain& c, std::shared_ptr<const Conv> conv, int rows) {
+    const ir::Graph& g, const OwnChain& c, std::shared_ptr<const Conv> conv, int rows,
+    int rows_per_item) {
   auto task = std::make_shared<RowTask<Conv>>(
       RowTask<Conv>{conv.get(), static_cast<const float*>(TensorAddress(c.in)),
                     static_cast<float*>(TensorAddress(c.out))});
@@ -2591,10 +2597,13 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareRowKernel(
     return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
   }
   pthreadpool_t pool = pool_;
-  return reference::Kernel([conv, task, pool, rows] {
+  task->rows = rows;
+  task->per = std::max(1, rows_per_item);
+  const int items = (rows + task->per - 1) / task->per;
+  return reference::Kernel([conv, task, pool, rows, items] {
     if (pool) {
       PoolHandOff(task.get());
-      pthreadpool_parallelize_1d(pool, RunRow<Conv>, task.get(), rows, 0);
+      pthreadpool_parallelize_1d(pool, RunRow<Conv>, task.get(), items, 0);
       PoolTakeOver(task.get());
     } else {
       conv->Run(task->in, task->out, 0, rows);
@@ -3175,11 +3184,21 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     }
     if (c.act >= 0) {  // the HARD_SWISH after it (hard_swish.h)
       const auto& s = conv->shape();
+      // With threads, fewer than 16 rows (landscape's 9x16 squeeze-excite
+      // steps) as one row range a thread: single rows went 4, 2, 1, 1, 1 by
+      // the pool's halving claims, each range re-reading its 5x5 halo rows
+      // (the five steps 2T 0.046 -> 0.042-0.045 ms; 16 rows measured no
+      // better). SLUICE_XNNPACK_DW_HALVES=0: a row an item.
+      int per = 1;
+      if (pool_ && rows < 16 && KernelSwitchOn("SLUICE_XNNPACK_DW_HALVES")) {
+        const int threads = static_cast<int>(pthreadpool_get_threads_count(pool_));
+        per = (rows + threads - 1) / threads;
+      }
       return PrepareRowKernel(
           g, c,
           std::make_shared<const DepthwiseHardSwishRows>(DepthwiseHardSwishRows{
               std::move(conv), static_cast<size_t>(s.out_w) * s.channels}),
-          rows);
+          rows, per);
     }
     return PrepareRowKernel(g, c, std::shared_ptr<const DepthwiseConv>(std::move(conv)), rows);
   }

@@ -4042,7 +4042,8 @@ TEST(XnnpackBackendTest, SmallProjectPairsStreamOnAPoolWithTheSameBits) {
 // activation), the narrow tiles (N = 20), 3x3 / 5x5, stride 1 / 2, inputs
 // reaching both clamps. Near the reference, the same bits as the switch off
 // at 1-3 threads (the 1x1 split into row ranges, or SLUICE_XNNPACK_HSWISH_ROWS=0
-// chunk x block tasks), and two steps instead of four.
+// chunk x block tasks; the depthwise under 16 rows in a row range a thread, or
+// SLUICE_XNNPACK_DW_HALVES=0 a row an item), and two steps instead of four.
 TEST(XnnpackBackendTest, HardSwishEpiloguesAreBitExactWithTheSwitchOff) {
   struct Case {
     int h, w, k, n, kernel, stride;
@@ -4087,6 +4088,9 @@ TEST(XnnpackBackendTest, HardSwishEpiloguesAreBitExactWithTheSwitchOff) {
       if (threads == 1) continue;  // the pool's other split: chunk x block tasks
       ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_HSWISH_ROWS", *xnn, g, in, threads),
                      std::to_string(threads) + " threads, grid");
+      // (Under 16 rows the depthwise runs one row range a thread.)
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_DW_HALVES", *xnn, g, in, threads),
+                     std::to_string(threads) + " threads, a row an item");
     }
     const int steps = ProfiledSteps(*xnn, g);
     if (steps < 0 || std::getenv("SLUICE_XNNPACK_HSWISH") ||
