@@ -450,15 +450,19 @@ DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, cons
   }
 }
 
+void DepthwiseConv::InputRows(const float* in, int y, const float** rows) const {
+  const size_t row_floats = static_cast<size_t>(s_.in_w) * s_.channels;
+  const int iy0 = y * s_.stride_h - s_.pad_top;
+  for (int ky = 0; ky < s_.kernel; ++ky) {
+    const int iy = std::min(std::max(iy0 + ky, 0), s_.in_h - 1);  // clamped; unused if out
+    rows[ky] = in + static_cast<size_t>(iy) * row_floats;
+  }
+}
+
 void DepthwiseConv::Run(const float* in, float* out, int row_begin, int row_end) const {
   const float* rows[5];
-  const size_t row_floats = static_cast<size_t>(s_.in_w) * s_.channels;
   for (int y = row_begin; y < row_end; ++y) {
-    const int iy0 = y * s_.stride_h - s_.pad_top;
-    for (int ky = 0; ky < s_.kernel; ++ky) {
-      const int iy = std::min(std::max(iy0 + ky, 0), s_.in_h - 1);  // clamped; unused if out
-      rows[ky] = in + static_cast<size_t>(iy) * row_floats;
-    }
+    InputRows(in, y, rows);
     RunRow(rows, y, out + static_cast<size_t>(y) * s_.out_w * s_.channels);
   }
 }
@@ -475,14 +479,11 @@ void DepthwiseConv::Run(const float* in, const float* residual, float* out, int 
     return;
   }
   const size_t out_row = static_cast<size_t>(s_.out_w) * s_.channels;
+  const float* rows[5];
   for (int y = row_begin; y < row_end; ++y) {
-    Run(in, out, y, y + 1);
-#if SLUICE_DEPTHWISE_AVX512
+    InputRows(in, y, rows);
     const size_t at = static_cast<size_t>(y) * out_row;
-    ClampAddRow(residual + at, add_min_, add_max_, out_row, out + at);
-#else
-    (void)residual;
-#endif
+    RunRowAdd(rows, residual + at, y, out + at);
   }
 }
 

@@ -53,6 +53,9 @@ class DepthwiseConv {
   // y * stride_h - pad_top + ky (K pointers; those outside the image are not
   // read but must be non-null), each in_w * channels floats.
   void RunRow(const float* const* rows, int y, float* out_row) const;
+  // RunRow's rows for output row `y` of the image `in` (K pointers; rows
+  // outside the image clamped to its edge, not read).
+  void InputRows(const float* in, int y, const float** rows) const;
   // RunRow with the ADD epilogue (SetResidualAdd): `residual_row`, the
   // residual's row y.
   void RunRowAdd(const float* const* rows, const float* residual_row, int y, float* out_row) const;

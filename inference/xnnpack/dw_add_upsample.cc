@@ -84,19 +84,11 @@ void DepthwiseAddUpsample::RunRows(const float* in, float* out, int row_begin,
                                    int row_end) const {
 #if SLUICE_DW_UPSAMPLE_AVX512
   const DepthwiseShape& s = dw_->shape();
-  const size_t in_row = static_cast<size_t>(s.in_w) * s.channels;
   const size_t out_row = static_cast<size_t>(s.out_w) * s.channels;
-  alignas(64) float buf[kMaxRowFloats];
   const float* rows[5];
   for (int y = row_begin; y < row_end; ++y) {
-    // DepthwiseConv::Run's rows: clamped into the image; those outside unread.
-    const int iy0 = y * s.stride_h - s.pad_top;
-    for (int ky = 0; ky < s.kernel; ++ky) {
-      rows[ky] = in + static_cast<size_t>(std::min(std::max(iy0 + ky, 0), s.in_h - 1)) * in_row;
-    }
-    dw_->RunRow(rows, y, buf);
-    ClampAddRow(residual_ + static_cast<size_t>(y) * out_row, add_min_, add_max_, out_row, buf);
-    up_->RunRow(buf, out, y);
+    dw_->InputRows(in, y, rows);
+    RunRow(rows, residual_ + static_cast<size_t>(y) * out_row, out, y);
   }
 #else
   (void)in, (void)out, (void)row_begin, (void)row_end;

@@ -889,6 +889,17 @@ bool IsGlobalMeanOf(const ir::Graph& g, const ir::Op& p, const ir::Shape& ys, bo
          g.tensors[p.outputs[0]].shape == ir::Shape{1, 1, 1, ys[3]};
 }
 
+// The clamp after a global mean's sums (IsGlobalMeanOf): the pool's
+// activation, or none for a MEAN (translate.cc runs it unclamped).
+void GlobalMeanClamp(const ir::Op& p, float* lo, float* hi) {
+  if (p.type == ir::OpType::kMean) {
+    *lo = -std::numeric_limits<float>::infinity();
+    *hi = std::numeric_limits<float>::infinity();
+  } else {
+    ir::ActivationRange(p.opts<ir::Pool2DOptions>().activation, lo, hi);
+  }
+}
+
 // ADD (op `add`) of two non-constant [1, H, W, C] float tensors whose sum
 // only a global AVERAGE_POOL_2D (op `pool`: VALID, the whole image) or a
 // MEAN over H and W reads: one pass of add_mean.h. The caller checks the sum
@@ -2093,13 +2104,13 @@ absl::Status XnnpackModel::Build(const ir::Graph& graph, const BackendOptions& o
       }
       if (ec == chains.end()) continue;
       const OwnChain& e = ec->second;
-      if (e.act < 0 || ec->first != e.act || e.in != chains[at].out || e.residual >= 0 ||
+      if (e.act < 0 || ec->first != e.act || e.in != chains.at(at).out || e.residual >= 0 ||
           e.add >= 0 || e.prelu >= 0 || e.gate_mul >= 0 || e.resize >= 0 || e.pw >= 0 ||
           e.dw >= 0 || e.expand >= 0 || e.in_pad >= 0 || e.pre || e.then || e.out2 >= 0 ||
           e.out3 >= 0 || !IsOwnPointwiseConv(info, e.conv)) {
         continue;
       }
-      OwnChain merged = chains[at];
+      OwnChain merged = chains.at(at);
       merged.then = std::make_shared<const OwnChain>(e);
       const int key = ec->first;
       chains.erase(ec);
@@ -3053,11 +3064,9 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     if (!OwnGlobalMeanShape(info, c.conv, &shape)) {
       return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": not for our kernel"));
     }
-    float plo = -std::numeric_limits<float>::infinity(), phi = -plo;
-    if (op.type == ir::OpType::kAveragePool2D) {
-      ir::ActivationRange(op.opts<ir::Pool2DOptions>().activation, &plo, &phi);
-    }
-    const float inf = std::numeric_limits<float>::infinity();
+    float plo, phi;
+    GlobalMeanClamp(op, &plo, &phi);
+    const float inf = std::numeric_limits<float>::infinity();  // (no ADD to clamp)
     return PrepareAddMean(g, c, AddMean(shape, -inf, inf, plo, phi), nullptr);
   }
   if (c.mean >= 0) {
@@ -3067,12 +3076,7 @@ absl::StatusOr<reference::Kernel> XnnpackModel::PrepareOwnKernel(const GraphInfo
     }
     float alo, ahi, plo, phi;
     ir::ActivationRange(op.opts<ir::BinaryOptions>().activation, &alo, &ahi);
-    if (g.ops[c.mean].type == ir::OpType::kMean) {  // unclamped (translate.cc)
-      plo = -std::numeric_limits<float>::infinity();
-      phi = std::numeric_limits<float>::infinity();
-    } else {
-      ir::ActivationRange(g.ops[c.mean].opts<ir::Pool2DOptions>().activation, &plo, &phi);
-    }
+    GlobalMeanClamp(g.ops[c.mean], &plo, &phi);
     const auto* b = static_cast<const float*>(TensorAddress(c.residual));
     if (!b) return absl::InternalError(absl::StrCat(g.OpLabel(c.conv), ": no buffer"));
     return PrepareAddMean(g, c, AddMean(shape, alo, ahi, plo, phi), b);
@@ -3472,12 +3476,7 @@ absl::Status XnnpackModel::SetStagedMean(const GraphInfo& info, const OwnChain& 
   }
   float alo, ahi, plo, phi;
   ir::ActivationRange(g.ops[c.mean_add].opts<ir::BinaryOptions>().activation, &alo, &ahi);
-  if (g.ops[c.mean_pool].type == ir::OpType::kMean) {  // unclamped (translate.cc)
-    plo = -std::numeric_limits<float>::infinity();
-    phi = std::numeric_limits<float>::infinity();
-  } else {
-    ir::ActivationRange(g.ops[c.mean_pool].opts<ir::Pool2DOptions>().activation, &plo, &phi);
-  }
+  GlobalMeanClamp(g.ops[c.mean_pool], &plo, &phi);
   t->mean = std::make_shared<const AddMean>(shape, alo, ahi, plo, phi);
   t->mean_b = static_cast<const float*>(TensorAddress(c.mean_b));
   t->mean_out = static_cast<float*>(TensorAddress(c.mean_out));
