@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "inference/model_stats.h"
 #include "inference/passes.h"
 #include "inference/reference/reference_kernels.h"
 #include "inference/tflite/reader.h"
@@ -43,6 +44,7 @@ absl::StatusOr<Model> Model::LoadFromBuffer(std::string_view bytes, std::string_
   ASSIGN_OR_RETURN(ir::Graph g, tflite::ReadModel(bytes, name));
   Model m;
   m.file_op_count_ = static_cast<int>(g.ops.size());
+  m.element_ops_ = ElementOps(g);
   RETURN_IF_ERROR(RunLoadPasses(g, EvaluateConstantOp));
   // Prepare phase of the oracle: every op must be runnable by the reference
   // kernels, so shape/option errors surface at load time with the op named.

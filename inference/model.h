@@ -19,6 +19,7 @@
 #ifndef SLUICE_INFERENCE_MODEL_H_
 #define SLUICE_INFERENCE_MODEL_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -65,6 +66,10 @@ class Model {
   const ir::Graph& graph() const { return *graph_; }
   // Operator count in the file, before folding (for reports).
   int file_op_count() const { return file_op_count_; }
+  // Float operations besides the multiply-accumulates, counted on the file's
+  // graph as MODELS_INVENTORY.md does (model_stats.h OpElementOps); the FLOP
+  // count is 2 * ComputeStats(graph()).macs + element_ops().
+  int64_t element_ops() const { return element_ops_; }
 
   // Items per run of this model (1 for a loaded file).
   int batch() const { return batch_; }
@@ -86,6 +91,7 @@ class Model {
   std::shared_ptr<const ir::Graph> batch1_graph_;  // as loaded (== graph_ at batch 1)
   std::vector<TensorInfo> inputs_, outputs_;
   int file_op_count_ = 0;
+  int64_t element_ops_ = 0;
   int batch_ = 1;
 };
 

@@ -41,6 +41,7 @@ TEST(ModelCommandsTest, ModelInfoReportsIoMacsParamsAndPlacement) {
   EXPECT_THAT(out, HasSubstr("input:  input [1,128,128,3] float32"));
   // Figures of MODELS_INVENTORY.md for this model.
   EXPECT_THAT(out, HasSubstr("MACs: 30760960"));
+  EXPECT_THAT(out, HasSubstr("FLOPs: 63714176 (2 x MACs + 2192256 element operations)"));
   EXPECT_THAT(out, HasSubstr("params: 101390 float weights"));
   EXPECT_THAT(out, HasSubstr("operators: 164 in the file"));
   EXPECT_THAT(out, ContainsRegex("CONV_2D +21  reference 21"));

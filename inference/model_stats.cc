@@ -27,6 +27,63 @@ int64_t OpMacs(const ir::Graph& g, int op_index) {
   }
 }
 
+int64_t OpElementOps(const ir::Graph& g, int op_index) {
+  const ir::Op& op = g.ops[op_index];
+  if (op.outputs.empty() || op.outputs[0] < 0) return 0;
+  const int64_t out = g.tensors[op.outputs[0]].num_elements();
+  auto with_activation = [&](ir::Activation act) -> int64_t {
+    return act == ir::Activation::kNone ? 0 : out;
+  };
+  auto has_bias = [&](size_t input) -> bool {
+    return op.inputs.size() > input && op.inputs[input] >= 0;
+  };
+  // A bias and an activation after a filter are one epilogue pass.
+  auto epilogue = [&](ir::Activation act) -> int64_t {
+    return has_bias(2) || act != ir::Activation::kNone ? out : 0;
+  };
+  switch (op.type) {
+    case ir::OpType::kConv2D:
+      return epilogue(op.opts<ir::Conv2DOptions>().activation);
+    case ir::OpType::kDepthwiseConv2D:
+      return epilogue(op.opts<ir::DepthwiseConv2DOptions>().activation);
+    case ir::OpType::kFullyConnected:
+      return epilogue(op.opts<ir::FullyConnectedOptions>().activation);
+    case ir::OpType::kTransposeConvBias:
+      return has_bias(2) ? out : 0;
+    case ir::OpType::kAdd:
+    case ir::OpType::kSub:
+    case ir::OpType::kMul:
+    case ir::OpType::kDiv:
+      return out + with_activation(op.opts<ir::BinaryOptions>().activation);
+    case ir::OpType::kPrelu:
+    case ir::OpType::kLogistic:
+    case ir::OpType::kHardSwish:
+    case ir::OpType::kRelu:
+    case ir::OpType::kRelu6:
+    case ir::OpType::kTanh:
+    case ir::OpType::kSquare:
+      return out;
+    case ir::OpType::kAveragePool2D:
+    case ir::OpType::kMaxPool2D: {
+      const auto& o = op.opts<ir::Pool2DOptions>();
+      return out * o.filter_h * o.filter_w + with_activation(o.activation);
+    }
+    case ir::OpType::kMean:
+      return op.inputs.empty() || op.inputs[0] < 0 ? 0 : g.tensors[op.inputs[0]].num_elements();
+    case ir::OpType::kResizeBilinear:
+    case ir::OpType::kTransformTensorBilinear:
+      return 4 * out;
+    default:
+      return 0;
+  }
+}
+
+int64_t ElementOps(const ir::Graph& g) {
+  int64_t n = 0;
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) n += OpElementOps(g, i);
+  return n;
+}
+
 ModelStats ComputeStats(const ir::Graph& g) {
   ModelStats s;
   std::set<int> constants;

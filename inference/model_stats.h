@@ -23,6 +23,16 @@ struct ModelStats {
 ModelStats ComputeStats(const ir::Graph& graph);
 // Multiply-accumulates of one op (same conventions; 0 for ops without a filter).
 int64_t OpMacs(const ir::Graph& graph, int op_index);
+// The float operations of one op besides its multiply-accumulates,
+// MODELS_INVENTORY.md's "other elem-ops": one per output element for the
+// epilogue of a filter op (bias and/or its own fused activation), for ADD / MUL
+// / PRELU / LOGISTIC / HARD_SWISH / RELU and the like; KH*KW per output element
+// of a pooling; the input elements of a MEAN; four per output element of a
+// bilinear resize or warp; none for data movement (PAD, CONCATENATION, RESHAPE,
+// slices) and constant folds. Counted on the file's graph, before the load
+// passes fuse a RELU op into the filter before it (Model::element_ops()).
+int64_t OpElementOps(const ir::Graph& graph, int op_index);
+int64_t ElementOps(const ir::Graph& graph);
 
 }  // namespace sluice::inference
 

@@ -58,6 +58,9 @@ void ModelInfo(const std::string& path, const std::string& backend, int threads,
   std::printf("operators: %d in the file, %zu after load-time folding\n", model->file_op_count(),
               model->graph().ops.size());
   std::printf("MACs: %lld\n", static_cast<long long>(stats.macs));
+  std::printf("FLOPs: %lld (2 x MACs + %lld element operations)\n",
+              static_cast<long long>(2 * stats.macs + model->element_ops()),
+              static_cast<long long>(model->element_ops()));
   std::printf("params: %lld float weights, %.2f MiB resident\n",
               static_cast<long long>(stats.params), stats.param_bytes / (1024.0 * 1024.0));
   absl::StatusOr<std::unique_ptr<inference::Runner>> runner = model->CreateRunner(backend, threads);

@@ -16,8 +16,11 @@ measurement is repeated N times, ours and Google's alternating; cells are then
 the median of the N medians (the min of the N minima). Environment variables
 reach our tool (e.g. SLUICE_XNNPACK_OWN_GEMM=0 for the all-XNNPACK path).
 With --peak (this machine's fp32 GFLOP/s per thread count, from
-build/bench/cpu_peak), a column per thread count gives our minimum over the
-model's FLOP floor (2 x the MACs `sluice model-info` counts / peak).
+build/bench/cpu_peak), two columns per thread count give our minimum over the
+model's FLOP floor: "x floor" with the model's FLOPs as MODELS_INVENTORY.md
+counts them (`sluice model-info`'s "FLOPs": 2 x MACs + the elementwise
+operations) / peak, and "x MAC floor" with 2 x MACs alone (stricter, the
+column earlier tables gave as "x floor").
 """
 import argparse
 import glob
@@ -84,9 +87,10 @@ def main():
         from tflite_runtime import interpreter as tfl
     work = tempfile.mkdtemp(prefix="sluice_bench_")
     threads = [int(t) for t in a.threads.split(",")]
-    per_t = 4 if peak else 3
+    per_t = 5 if peak else 3
     head = "| model | " + " | ".join(
-        f"ours {t}T ms | Google {t}T ms | ratio {t}T" + (f" | x floor {t}T" if peak else "")
+        f"ours {t}T ms | Google {t}T ms | ratio {t}T" +
+        (f" | x floor {t}T | x MAC floor {t}T" if peak else "")
         for t in threads) + " |"
     print(head)
     print("|---|" + "---:|" * (per_t * len(threads)))
@@ -102,11 +106,13 @@ def main():
         shape = [int(d) for d in r.stdout.split()[-1].split("x")]
         inp = os.path.join(work, f"{name}.npy")
         np.save(inp, np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32))
-        macs = None
+        macs = flops = None
         if peak:
             info = subprocess.run([a.cli, "model-info", m], capture_output=True, text=True)
             found = re.search(r"MACs: ([0-9]+)", info.stdout)
             macs = int(found.group(1)) if found else None
+            found = re.search(r"FLOPs: ([0-9]+)", info.stdout)
+            flops = int(found.group(1)) if found else None
         cells = []
         for t in threads:
             runs_ours, runs_google = [], []
@@ -137,9 +143,10 @@ def main():
                     ratio += f" ({ours[1] / google[1]:.2f})"
             cells += [cell(ours), cell(google), ratio]
             if peak:
-                floor_ms = 2 * macs / (peak[t] * 1e6) if macs and t in peak else None
-                cells.append(f"{ours[1] / floor_ms:.2f}" if ours and ours[1] and floor_ms
-                             else "n/a")
+                for count in (flops, 2 * macs if macs else None):
+                    floor_ms = count / (peak[t] * 1e6) if count and t in peak else None
+                    cells.append(f"{ours[1] / floor_ms:.2f}" if ours and ours[1] and floor_ms
+                                 else "n/a")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     for n in notes:
         print(f"\n- {n}")
