@@ -90,7 +90,7 @@ class WorkPool {
  public:
   const uint64_t magic = kMagic;  // first member: read by IsWorkPool
 
-  explicit WorkPool(size_t threads) : threads_(threads) {
+  explicit WorkPool(size_t threads) : threads_(threads), preclaim_(PreClaimFromEnv()) {
     workers_.reserve(threads - 1);
     for (size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerMain(); });
   }
@@ -124,14 +124,28 @@ class WorkPool {
     job.context.store(context, std::memory_order_relaxed);
     job.items.store(items, std::memory_order_relaxed);
     job.flags.store(flags, std::memory_order_relaxed);
-    state_.store(uint64_t{generation} << 32, std::memory_order_seq_cst);
+    // The caller's first claim (the halving rule's: 1/threads of the items)
+    // goes out with the job, and only workers count into `done_`: a worker
+    // spinning on `state_` holds its line, so every read-modify-write of the
+    // caller on it, or on `done_`, would be one more cross-core round trip
+    // before the worker can start (SLUICE_POOL_PRECLAIM=0: claim by CAS and
+    // count into `done_` like a worker, as before; for A/B).
+    const size_t first = preclaim_ ? std::max<size_t>(1, items / threads_) : 0;
+    state_.store(uint64_t{generation} << 32 | first, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       wake_.fetch_add(1, std::memory_order_seq_cst);
       Futex(&wake_, FUTEX_WAKE, INT_MAX);
     }
-    WorkOn(generation);
+    size_t mine = 0;  // items the caller ran and did not count into done_
+    if (first > 0) {
+      DenormalGuard guard(flags);
+      fn(context, 0, first);
+      mine = first + WorkOn(generation, /*count=*/false);
+    } else {
+      WorkOn(generation, /*count=*/true);
+    }
     // Only ranges a worker has claimed and not finished are left.
-    for (int spins = 0; done_.load(std::memory_order_acquire) != items; ++spins) {
+    for (int spins = 0; done_.load(std::memory_order_acquire) != items - mine; ++spins) {
       if (spins < 4096) {
         CpuRelax();
       } else {
@@ -141,15 +155,24 @@ class WorkPool {
   }
 
  private:
-  // Claims and runs ranges of `generation` until none is left.
-  void WorkOn(uint32_t generation) {
+  // Read per pool, so that tests can build pools either way.
+  static bool PreClaimFromEnv() {
+    const char* e = std::getenv("SLUICE_POOL_PRECLAIM");
+    return !(e && std::strcmp(e, "0") == 0);
+  }
+
+  // Claims and runs ranges of `generation` until none is left; returns how
+  // many items it ran. `count`: add them to done_ (a worker's), else the
+  // caller keeps its own count.
+  size_t WorkOn(uint32_t generation, bool count) {
+    size_t ran = 0;
     uint64_t s = state_.load(std::memory_order_acquire);
     for (;;) {
-      if (static_cast<uint32_t>(s >> 32) != generation) return;
+      if (static_cast<uint32_t>(s >> 32) != generation) return ran;
       const size_t next = static_cast<uint32_t>(s);
       const Job& job = jobs_[generation & 1];
       const size_t items = job.items.load(std::memory_order_relaxed);
-      if (next >= items) return;
+      if (next >= items) return ran;
       const RangeFn fn = job.fn.load(std::memory_order_relaxed);
       void* const context = job.context.load(std::memory_order_relaxed);
       const uint32_t flags = job.flags.load(std::memory_order_relaxed);
@@ -170,7 +193,8 @@ class WorkPool {
         DenormalGuard guard(flags);
         fn(context, next, next + take);
       }
-      done_.fetch_add(take, std::memory_order_release);
+      ran += take;
+      if (count) done_.fetch_add(take, std::memory_order_release);
       s = state_.load(std::memory_order_acquire);
     }
   }
@@ -200,11 +224,12 @@ class WorkPool {
       }
       if (stop_.load(std::memory_order_acquire)) return;
       seen = generation;
-      WorkOn(generation);
+      WorkOn(generation, /*count=*/true);
     }
   }
 
   const size_t threads_;
+  const bool preclaim_;
   std::vector<std::thread> workers_;
   std::mutex call_mutex_;
   uint32_t generation_ = 0;  // the caller's side (under call_mutex_)

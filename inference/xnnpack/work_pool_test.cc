@@ -16,6 +16,7 @@
 #include "inference/backend.h"
 #include "inference/testing/op_harness.h"
 #include "inference/xnnpack/xnnpack_backend.h"
+#include "util/scoped_env.h"
 
 namespace sluice::inference::xnn {
 namespace {
@@ -171,15 +172,58 @@ TEST(WorkPoolTest, ManyCallsWithSleepsInBetween) {
 // claimer holding the last, fully claimed state of the previous call once ran
 // items of the next call twice here).
 TEST(WorkPoolTest, BackToBackSmallCalls) {
-  pthreadpool_t pool = pthreadpool_create(2);
-  std::mt19937 rng(3);
-  for (int call = 0; call < 300000; ++call) {
-    const size_t n = 2 + rng() % 70;
-    Cells c({n});
-    pthreadpool_parallelize_1d(pool, T1, &c, n, 0);
-    ASSERT_TRUE(c.AllOnce()) << "call " << call << " n " << n;
+  // Default: the caller's first share goes out with the job
+  // (SLUICE_POOL_PRECLAIM); "0": the caller claims it by CAS like a worker.
+  for (const char* preclaim : {"1", "0"}) {
+    ScopedEnv env("SLUICE_POOL_PRECLAIM", preclaim);
+    pthreadpool_t pool = pthreadpool_create(2);
+    std::mt19937 rng(3);
+    for (int call = 0; call < 300000; ++call) {
+      const size_t n = 2 + rng() % 70;
+      Cells c({n});
+      pthreadpool_parallelize_1d(pool, T1, &c, n, 0);
+      ASSERT_TRUE(c.AllOnce()) << "call " << call << " n " << n << " preclaim " << preclaim;
+    }
+    pthreadpool_destroy(pool);
   }
-  pthreadpool_destroy(pool);
+}
+
+// The caller's share, 1/threads of the items from item 0, goes out with the
+// job: the caller runs those items itself on every call, however early a
+// spinning worker looks (without it a worker could win the first claim).
+TEST(WorkPoolTest, TheCallerRunsItsShareOnEveryCall) {
+  for (size_t threads : {2u, 3u}) {
+    pthreadpool_t pool = pthreadpool_create(threads);
+    struct Ctx {
+      std::thread::id caller = std::this_thread::get_id();
+      std::vector<std::atomic<int>> by_caller;
+      std::atomic<int> wrong{0};
+    } ctx;
+    std::mt19937 rng(11);
+    for (int call = 0; call < 20000; ++call) {
+      const size_t n = 2 + rng() % 40;
+      ctx.by_caller = std::vector<std::atomic<int>>(n);
+      Cells c({n});
+      struct Both {
+        Ctx* ctx;
+        Cells* cells;
+      } both{&ctx, &c};
+      pthreadpool_parallelize_1d(
+          pool,
+          [](void* p, size_t i) {
+            auto* b = static_cast<Both*>(p);
+            b->cells->Hit({i}, {});
+            if (std::this_thread::get_id() == b->ctx->caller) b->ctx->by_caller[i] = 1;
+          },
+          &both, n, 0);
+      ASSERT_TRUE(c.AllOnce()) << "call " << call << " n " << n;
+      for (size_t i = 0; i < std::max<size_t>(1, n / threads); ++i) {
+        if (ctx.by_caller[i].load() != 1) ctx.wrong.fetch_add(1);
+      }
+    }
+    EXPECT_EQ(ctx.wrong.load(), 0) << threads << " threads";
+    pthreadpool_destroy(pool);
+  }
 }
 
 // A call returns although a worker is busy elsewhere: the caller does all the
