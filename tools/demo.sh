@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/setup.sh
+export CCACHE_BASEDIR="$PWD"  # as tools/test.sh: objects shared between clones
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j "$(nproc)" --target sluice
 

@@ -12,6 +12,10 @@ san="${SLUICE_SANITIZE:-}"
 build="${SLUICE_BUILD_DIR:-build${san:+-$san}}"
 jobs="${SLUICE_JOBS:-$(nproc)}"
 
+# ccache keys on paths relative to the checkout, so a clone in another folder
+# (CI's) reuses the objects of an earlier build on the same machine.
+export CCACHE_BASEDIR="$PWD"
+
 cmake_args=(-S . -B "$build" -G Ninja -DSLUICE_SANITIZE="$san")
 if [ -n "$san" ]; then cmake_args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo); fi
 # CI builds one CUDA architecture to keep the build short.
