@@ -10,8 +10,6 @@
 //   work     `threads` items of ~1 us of arithmetic each, minus 1 us: what a
 //            balanced call costs beyond its work (the other core's late start
 //            and the hand-back), against the same items run on the caller.
-#include <pthread.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -64,12 +62,6 @@ void Measure(int calls, F call, double* min_ns, double* median_ns) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (std::getenv("DBG_PIN")) {
-    cpu_set_t cs;
-    CPU_ZERO(&cs);
-    CPU_SET(0, &cs);
-    pthread_setaffinity_np(pthread_self(), sizeof cs, &cs);
-  }
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   const int calls = argc > 2 ? std::atoi(argv[2]) : 200000;
   if (threads < 2 || calls < 1000) {

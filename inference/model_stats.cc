@@ -34,12 +34,11 @@ int64_t OpElementOps(const ir::Graph& g, int op_index) {
   auto with_activation = [&](ir::Activation act) -> int64_t {
     return act == ir::Activation::kNone ? 0 : out;
   };
-  auto has_bias = [&](size_t input) -> bool {
-    return op.inputs.size() > input && op.inputs[input] >= 0;
-  };
+  // Filter ops and Convolution2DTransposeBias take their bias as input 2.
+  const bool has_bias = op.inputs.size() > 2 && op.inputs[2] >= 0;
   // A bias and an activation after a filter are one epilogue pass.
   auto epilogue = [&](ir::Activation act) -> int64_t {
-    return has_bias(2) || act != ir::Activation::kNone ? out : 0;
+    return has_bias || act != ir::Activation::kNone ? out : 0;
   };
   switch (op.type) {
     case ir::OpType::kConv2D:
@@ -49,7 +48,7 @@ int64_t OpElementOps(const ir::Graph& g, int op_index) {
     case ir::OpType::kFullyConnected:
       return epilogue(op.opts<ir::FullyConnectedOptions>().activation);
     case ir::OpType::kTransposeConvBias:
-      return has_bias(2) ? out : 0;
+      return has_bias ? out : 0;
     case ir::OpType::kAdd:
     case ir::OpType::kSub:
     case ir::OpType::kMul:
