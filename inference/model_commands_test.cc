@@ -82,6 +82,17 @@ TEST(ModelCommandsTest, PerOpNamesTheOpsOfFusedSteps) {
     ++fused_lines;
   }
   EXPECT_GT(fused_lines, 0);
+  // The header sums the steps' minima and their means (a run's typical
+  // time), which cannot be below the minima.
+  const size_t head = out.find("per-op (min over ");
+  ASSERT_NE(head, std::string::npos) << out;
+  int runs = 0;
+  double min_sum = -1, mean_sum = -1;
+  const char* format = "per-op (min over %d runs; sum %lf ms, of the means %lf ms";
+  ASSERT_EQ(std::sscanf(out.c_str() + head, format, &runs, &min_sum, &mean_sum), 3)
+      << out.substr(head, 120);
+  EXPECT_GT(min_sum, 0);
+  EXPECT_GE(mean_sum, min_sum);
 }
 
 TEST(ModelCommandsTest, BenchModelLastLineHasTheFixedFormat) {

@@ -123,11 +123,14 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return times[a].min_ms > times[b].min_ms; });
-  double sum = 0;
-  for (const auto& t : times) sum += t.min_ms;
-  std::printf("per-op (min over %d runs; sum %.3f ms; a step's line counts the FLOPs of every op it "
-              "runs, TYPE+N: N more ops fused into it)\n",
-              times.front().runs, sum);
+  double sum = 0, mean_sum = 0;
+  for (const auto& t : times) {
+    sum += t.min_ms;
+    mean_sum += t.runs > 0 ? t.total_ms / t.runs : 0.0;
+  }
+  std::printf("per-op (min over %d runs; sum %.3f ms, of the means %.3f ms; a step's line "
+              "counts the FLOPs of every op it runs, TYPE+N: N more ops fused into it)\n",
+              times.front().runs, sum, mean_sum);
   std::printf("%5s %-24s %-10s %-22s %9s %7s %6s %8s\n", "op", "type", "on", "output", "MFLOP",
               "ms", "%", "GFLOP/s");
   struct Agg {
