@@ -21,13 +21,6 @@ model's FLOP floor: "x floor" with the model's FLOPs as MODELS_INVENTORY.md
 counts them (`sluice model-info`'s "FLOPs": 2 x MACs + the elementwise
 operations) / peak, and "x MAC floor" with 2 x MACs alone (stricter, the
 column earlier tables gave as "x floor").
-With --live-peak (build/bench/cpu_peak, ~0.1 s a read), each round of ours
-is bracketed by two peak reads at its thread count, and "x floor live" is
-the best round's min over the FLOP floor at that round's peak (the higher
-of its two reads: a read the host slowed must not flatter the ratio). On a
-shared host whose speed moves by up to 2x within minutes, the peak and the
-model are then timed in the same seconds. The reads' range per thread
-count is printed under the table.
 """
 import argparse
 import glob
@@ -85,20 +78,8 @@ def main():
                     help="GFLOP/s per thread count, e.g. 1:166,2:332: adds 'x floor' columns")
     ap.add_argument("--cli", default=os.path.join(REPO, "build", "tools", "sluice"),
                     help="the sluice CLI, for the MACs of --peak")
-    ap.add_argument("--live-peak", default="",
-                    help="build/bench/cpu_peak: read the peak around every round of ours "
-                         "and add 'x floor live' columns")
     a = ap.parse_args()
     peak = {int(k): float(v) for k, v in (p.split(":") for p in a.peak.split(",") if p)}
-    live_reads = {}  # thread count -> every live peak read
-
-    def live_peak(t):
-        r = subprocess.run([a.live_peak, str(t)], capture_output=True, text=True)
-        found = re.search(r"fp32_gflops_total=([0-9.]+)", r.stdout)
-        if r.returncode != 0 or not found:
-            sys.exit(f"no peak from {a.live_peak} {t}: {r.stderr.strip()}")
-        live_reads.setdefault(t, []).append(float(found.group(1)))
-        return live_reads[t][-1]
 
     try:
         from ai_edge_litert import interpreter as tfl
@@ -106,11 +87,10 @@ def main():
         from tflite_runtime import interpreter as tfl
     work = tempfile.mkdtemp(prefix="sluice_bench_")
     threads = [int(t) for t in a.threads.split(",")]
-    per_t = 3 + (2 if peak else 0) + (1 if a.live_peak else 0)
+    per_t = 5 if peak else 3
     head = "| model | " + " | ".join(
         f"ours {t}T ms | Google {t}T ms | ratio {t}T" +
-        (f" | x floor {t}T | x MAC floor {t}T" if peak else "") +
-        (f" | x floor live {t}T" if a.live_peak else "")
+        (f" | x floor {t}T | x MAC floor {t}T" if peak else "")
         for t in threads) + " |"
     print(head)
     print("|---|" + "---:|" * (per_t * len(threads)))
@@ -127,7 +107,7 @@ def main():
         inp = os.path.join(work, f"{name}.npy")
         np.save(inp, np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32))
         macs = flops = None
-        if peak or a.live_peak:
+        if peak:
             info = subprocess.run([a.cli, "model-info", m], capture_output=True, text=True)
             found = re.search(r"MACs: ([0-9]+)", info.stdout)
             macs = int(found.group(1)) if found else None
@@ -136,18 +116,14 @@ def main():
         cells = []
         for t in threads:
             runs_ours, runs_google = [], []
-            live = []  # per round of ours: (its min ms, the peak around it)
             why = gwhy = ""
             for _ in range(max(1, a.rounds)):
-                before = live_peak(t) if a.live_peak else None
                 if a.sluice:
                     o, why = timing([a.sluice, "bench-model", m, "--backend", a.backend,
                                      "--threads", str(t), "--runs", str(a.iters)])
                 else:
                     o, why = timing([a.tool, m, inp, os.path.join(work, "o_"), "--backend",
                                      a.backend, "--threads", str(t), "--bench", str(a.iters)])
-                if a.live_peak and o and o[1]:
-                    live.append((o[1], max(before, live_peak(t))))
                 g, gwhy = timing([sys.executable, os.path.join(ORACLE, "run_tflite.py"), m,
                                   inp, os.path.join(work, "g_"), "--threads", str(t),
                                   "--bench", str(a.iters)])
@@ -171,15 +147,9 @@ def main():
                     floor_ms = count / (peak[t] * 1e6) if count and t in peak else None
                     cells.append(f"{ours[1] / floor_ms:.2f}" if ours and ours[1] and floor_ms
                                  else "n/a")
-            if a.live_peak:
-                best = min((ms * p * 1e6 / flops for ms, p in live), default=None) if flops else None
-                cells.append(f"{best:.2f}" if best else "n/a")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     for n in notes:
         print(f"\n- {n}")
-    for t, reads in sorted(live_reads.items()):
-        print(f"\n- live peak {t}T: {len(reads)} reads, {min(reads):.1f}-{max(reads):.1f} GFLOP/s "
-              f"(median {float(np.median(reads)):.1f})")
     return 0
 
 
