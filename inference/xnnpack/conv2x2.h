@@ -16,6 +16,8 @@
 
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 struct Conv2x2Shape {
@@ -48,7 +50,7 @@ class Conv2x2 {
   float lo_, hi_, lo2_ = 0, hi2_ = 0;
   bool prelu_scale_ = false;
   // bias (out), then per tap (ky * 2 + kx) and input channel `out` weights.
-  std::vector<float> packed_;
+  HugeFloats packed_;
   std::vector<float> slope_, scale_, bias2_;  // out each (SetPreluScale)
   std::vector<float> in_slope_, in_scale_, in_bias_;  // channels each (SetInputPreluScale)
   float in_lo_ = 0, in_hi_ = 0;

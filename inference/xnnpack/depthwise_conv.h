@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 struct DepthwiseShape {
@@ -65,13 +67,13 @@ class DepthwiseConv {
   float min_, max_;
   bool has_residual_ = false;
   float add_min_ = 0, add_max_ = 0;
-  std::vector<float> storage_;
+  HugeFloats storage_;
   float* packed_ = nullptr;  // per 16-channel group: 16 biases, then K*K x 16 weights
   // channels = 8 mod 16 (8, 24, 40), stride_w 1: the row's interior is one
   // flat array of channels-periodic floats, two pixels = phases_ full
   // registers (no half-empty 8-channel group). Per tap (bias first) and
   // phase j: 16 floats for channels (16 j + lane) mod C. Empty: not used.
-  std::vector<float> flat_;
+  HugeFloats flat_;
   int phases_ = 0;
   // 16 channels at stride 1 or 2: Interior16's constant-offset rows; and a
   // last interior block of 4 pixels before single ones (depthwise_conv.cc).

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 class Dw8Pw16 {
@@ -35,7 +37,7 @@ class Dw8Pw16 {
  private:
   int h_, w_;
   float clamp_[6];
-  std::vector<float> storage_;
+  HugeFloats storage_;
   float* packed_ = nullptr;  // dw bias [8|8], 9 taps [8|8], pw bias 16, 8 pw rows of 16
 };
 

@@ -27,6 +27,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 struct DwPwShape {
@@ -61,7 +63,7 @@ class DwPwBlock {
   float clamp_[6];  // dw, pw, add: min, max
   bool pw_free_ = false;  // C = 8 and the 1x1's clamp unbounded: skipped
   bool prelu_ = false;
-  std::vector<float> storage_;
+  HugeFloats storage_;
   // 64-byte aligned in storage_. C < 16: 16 lanes each (lane = pixel slot * (16 /
   // pixels_) + channel, repeated per slot, 0 past C): dw bias, 9 dw taps
   // (ky * 3 + kx), pw bias, C pw weight rows (input channel i: W[c][i]),

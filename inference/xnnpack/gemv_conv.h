@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 class GemvConv {
@@ -35,7 +37,7 @@ class GemvConv {
   int k_, n_;
   float min_, max_;
   // Per 16 outputs j: K rows of 16 fp16 weights ((j * K + k) * 16), zero past N.
-  std::vector<uint16_t> w16_;
+  std::vector<uint16_t, HugePageAllocator<uint16_t>> w16_;
   std::vector<float> bias_;  // padded to whole blocks
 };
 

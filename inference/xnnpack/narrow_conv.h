@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 struct NarrowConvShape {
@@ -53,7 +55,7 @@ class NarrowConv {
  private:
   NarrowConvShape s_;
   float min_, max_, bias_ = 0.0f;
-  std::vector<float> weights_;  // KH * KW * C, tap-major
+  HugeFloats weights_;  // KH * KW * C, tap-major
   size_t plane_stride_ = 0;     // floats per plane row
   size_t plane_floats_ = 0;     // floats per plane
   // One input row into channel planes (`chan_stride` floats apart), at
@@ -62,7 +64,7 @@ class NarrowConv {
   void StageRow(const float* row, float* dst, size_t chan_stride, bool transpose) const;
   // One output row from the kernel_h plane rows `rows[ky]`.
   void ComputeRow(const float* const* rows, size_t chan_stride, float* out) const;
-  mutable std::vector<float> planes_;
+  mutable HugeFloats planes_;
 };
 
 }  // namespace sluice::inference::xnn

@@ -35,7 +35,7 @@ size_t TileRows(size_t left, bool whole = false) {
   return left > 7 * t ? 8 : kMr;    // left - 7t tiles of 8 first, then 7s
 }
 
-float* Align64(std::vector<float>& v) {
+float* Align64(HugeFloats& v) {
   const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
   return reinterpret_cast<float*>((p + 63) & ~uintptr_t{63});
 }

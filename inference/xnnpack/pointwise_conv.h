@@ -31,6 +31,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 // True when this CPU (and this build) has the AVX-512 kernel.
@@ -71,10 +73,10 @@ class PointwiseConv {
   bool has_residual_ = false, has_prelu_ = false;
   float add_min_ = 0, add_max_ = 0;
   int residual_channels_ = 0;
-  std::vector<float> storage_;
+  HugeFloats storage_;
   float* packed_ = nullptr;  // 64-byte aligned in storage_: per 32-channel block,
                              // 32 biases then K rows of 32 weights (zero-padded)
-  std::vector<float> slope_storage_;
+  HugeFloats slope_storage_;
   float* slope_ = nullptr;  // 64-byte aligned, padded to whole blocks
   // The narrow tile (N <= 8): 16 biases then K rows of 16 weights, lane
   // 2c + p = channel c (zero past N); slopes likewise as [8 | same 8].
@@ -82,7 +84,7 @@ class PointwiseConv {
   // 1, or 3 for 16 < N <= 24 (the selfie's 24-channel 1x1s, Tile<2> with a
   // quarter of its lanes idle; SLUICE_XNNPACK_PW_NARROW24=0 keeps that).
   int narrow_regs_ = 1;
-  std::vector<float> narrow_slope_storage_;
+  HugeFloats narrow_slope_storage_;
   float* narrow_slope_ = nullptr;  // [8 | same 8] slopes per register
   // N <= 16, K = 16 or 24: RegTiles (pointwise_conv.cc), weights in registers.
   // SLUICE_XNNPACK_PW_REGS=0 (read at construction) keeps Tile<1>.
@@ -99,7 +101,7 @@ class PointwiseConv {
   // same bits.
   // SLUICE_XNNPACK_PW_TILE8=0 (read at construction) keeps 7-row tiles.
   bool tile_plan_ = false;
-  std::vector<float> narrow_storage_;
+  HugeFloats narrow_storage_;
   float* narrow_packed_ = nullptr;
   void RunNarrow(const float* in, const float* residual, float* out, size_t row_begin,
                  size_t row_end) const;

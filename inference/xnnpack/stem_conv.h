@@ -44,6 +44,8 @@
 #include <memory>
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 struct StemConvShape {
@@ -157,7 +159,7 @@ class StemConv {
   // 64-bit broadcast (stem_conv.cc, PairRows8; SLUICE_XNNPACK_STEM_PAIRS=0:
   // DirectRows8). pair_w_: bias and per tap the weights, each twice.
   bool pairs_ = false;
-  std::vector<float> pair_w_;
+  HugeFloats pair_w_;
   mutable const float* in_ = nullptr;
   int epilogue_ = 0;            // 0 none, 1 HARD_SWISH, 2 PRELU (slope_)
   std::vector<float> slope_;
@@ -172,7 +174,7 @@ class StemConv {
   int blocks_ = 0;              // 16-channel output blocks
   // blocks_*16 biases, then per tap and channel blocks_*16 weights (lanes_:
   // out_channels instead of blocks_*16).
-  std::vector<float> packed_;
+  HugeFloats packed_;
   size_t padded_w_ = 0, padded_h_ = 0;
   // lanes_: floats per plane row (columns of one stride phase, room for a
   // full 16-pixel load past the last output).
@@ -183,7 +185,7 @@ class StemConv {
   std::vector<int> split_idx_;
   std::vector<unsigned short> split_mask_;
   // Zero-bordered input: NHWC, or (lanes_) planes [channel][phase][row][column].
-  mutable std::vector<float> padded_;
+  mutable HugeFloats padded_;
 };
 
 }  // namespace sluice::inference::xnn

@@ -19,6 +19,8 @@
 
 #include <vector>
 
+#include "inference/xnnpack/huge_pages.h"
+
 namespace sluice::inference::xnn {
 
 struct UpsampleConvShape {
@@ -43,7 +45,7 @@ class UpsampleConv {
  private:
   UpsampleConvShape s_;
   float bias_ = 0.0f;
-  std::vector<float> weights_;  // [ky][kx][c]
+  HugeFloats weights_;  // [ky][kx][c]
   // 16 channels: 16 pixels' channels by a register transpose, not gathers;
   // SLUICE_XNNPACK_UPSAMPLE_T=0 (read at construction) keeps the gathers.
   bool transpose_ = true;

@@ -33,6 +33,7 @@
 #include "inference/xnnpack/conv2x2.h"
 #include "inference/xnnpack/gated_add.h"
 #include "inference/xnnpack/gemv_conv.h"
+#include "inference/xnnpack/huge_pages.h"
 #include "inference/xnnpack/hard_swish.h"
 #include "inference/xnnpack/narrow_conv.h"
 #include "inference/xnnpack/pointwise_conv.h"
@@ -63,16 +64,17 @@ absl::Status InitializeXnnpack() {
   return absl::OkStatus();
 }
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
+struct HugePageDeleter {
+  void operator()(void* p) const { HugePageFree(p); }
 };
-using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+using Buffer = std::unique_ptr<uint8_t, HugePageDeleter>;
 
-// Zeroed, 64-byte aligned, with the slack XNNPACK may read past the end.
+// Zeroed, 64-byte aligned, with the slack XNNPACK may read past the end; on
+// huge pages (huge_pages.h) like the packed weights.
 Buffer AllocateBuffer(size_t bytes) {
   const size_t size = (bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, size));
-  if (p) std::memset(p, 0, size);
+  auto* p = static_cast<uint8_t*>(HugePageAllocate(size));
+  std::memset(p, 0, size);
   return Buffer(p);
 }
 
@@ -1242,7 +1244,7 @@ struct BandTask {
   float* pool_out = nullptr;
   int rows = 0, bands = 1;
   size_t scratch_floats = 0;  // per band, whole cache lines
-  std::vector<float> storage;
+  HugeFloats storage;  // scratch, on huge pages like the weights
   float* scratch = nullptr;  // 64-byte aligned in storage
 };
 template <typename Conv>
@@ -2749,7 +2751,7 @@ struct AddMeanTask {
   const float* b;
   float* out;
   int chunks = 1;
-  std::vector<float> storage;
+  HugeFloats storage;  // scratch, on huge pages like the weights
   float* scratch = nullptr;  // storage's data: Partial's sums, Finish reads them
 };
 void RunAddMeanPartial(void* context, size_t g, size_t chunk) {
@@ -3338,7 +3340,7 @@ struct StagedPointwiseTask {
   std::shared_ptr<const AddMean> mean;
   const float* mean_b = nullptr;
   float* mean_out = nullptr;
-  std::vector<float> mean_storage;  // Partial's sums (AddMean::ScratchFloats())
+  HugeFloats mean_storage;  // Partial's sums (AddMean::ScratchFloats())
   float* mean_scratch = nullptr;  // mean_storage's data
   // SLUICE_XNNPACK_MEAN_CHAIN: the chain taken in the tasks (MeanChain).
   std::unique_ptr<MeanChain> chain;
@@ -3576,7 +3578,7 @@ struct StagedDepthwiseTask {
   float* out = nullptr;
   int bands = 1;
   size_t ring_floats = 0;  // K rows of in_w x channels, per band
-  std::vector<float> storage;
+  HugeFloats storage;  // scratch, on huge pages like the weights
   float* rings = nullptr;  // storage's data, 64-byte aligned
 };
 void RunStagedDepthwiseBand(const StagedDepthwiseTask& t, int band) {
