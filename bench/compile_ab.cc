@@ -13,39 +13,21 @@
 // over block pairs of (B block median / A block median): that last figure
 // compares runs milliseconds apart, not minutes.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "inference/model.h"
 #include "inference/xnnpack/huge_pages.h"
+#include "bench/model_bench_util.h"
 
 namespace {
 
 using sluice::inference::Model;
 using sluice::inference::Runner;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// Runs `runs` + 1 invocations, returns the times of the last `runs` (ms).
-std::vector<double> Block(Runner& r, int runs) {
-  std::vector<double> ms;
-  for (int i = 0; i <= runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (!r.Invoke().ok()) std::exit(1);
-    const double t =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (i > 0) ms.push_back(t);
-  }
-  return ms;
-}
+using sluice::bench::Median;
 
 // Applies VAR=VALUE for the next compile; false on a malformed setting.
 bool Apply(const std::string& setting) {
@@ -83,26 +65,15 @@ int main(int argc, char** argv) {
                    setting[s].c_str());
       return 1;
     }
-    auto r = model->CreateRunner("xnnpack", threads);
-    if (!r.ok()) {
-      std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
-      return 1;
-    }
-    side[s] = std::move(*r);
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (const auto& in : side[s]->Inputs()) {
-      if (in.dtype != sluice::inference::ir::DType::kFloat32) continue;
-      for (int64_t i = 0; i < in.num_elements(); ++i) in.f32()[i] = u(rng);
-    }
-    Block(*side[s], 3);  // warm-up
+    side[s] = sluice::bench::XnnpackRunnerWithInputs(*model, threads);
+    sluice::bench::TimedBlock(*side[s], 3);  // warm-up
   }
   std::vector<double> all[2], ratios;
   for (int p = 0; p < pairs; ++p) {
     double med[2];
     for (int k = 0; k < 2; ++k) {
       const int s = (p % 2 == 0) ? k : 1 - k;  // ABBA
-      std::vector<double> ms = Block(*side[s], runs);
+      std::vector<double> ms = sluice::bench::TimedBlock(*side[s], runs);
       med[s] = Median(ms);
       all[s].insert(all[s].end(), ms.begin(), ms.end());
     }
@@ -110,13 +81,11 @@ int main(int argc, char** argv) {
   }
   const double min0 = *std::min_element(all[0].begin(), all[0].end());
   const double min1 = *std::min_element(all[1].begin(), all[1].end());
-  const char* name = argv[1];
-  for (const char* c = argv[1]; *c; ++c)
-    if (*c == '/') name = c + 1;
+  const std::string name = sluice::bench::FileName(argv[1]);
   std::printf(
       "compile_ab %s threads=%d runs=%zu A=%s B=%s a_median_ms=%.3f a_min_ms=%.3f "
       "b_median_ms=%.3f b_min_ms=%.3f paired_b_over_a=%.3f\n",
-      name, threads, all[0].size(), setting[0].c_str(), setting[1].c_str(), Median(all[0]), min0,
+      name.c_str(), threads, all[0].size(), setting[0].c_str(), setting[1].c_str(), Median(all[0]), min0,
       Median(all[1]), min1, Median(ratios));
   return 0;
 }

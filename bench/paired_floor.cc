@@ -20,16 +20,17 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <thread>
 #include <vector>
 
 #include "inference/model.h"
 #include "inference/model_stats.h"
+#include "bench/model_bench_util.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using sluice::bench::Median;
 
 // One thread's burst: independent FMA chains on vector registers, as
 // cpu_peak.cc. Returns GFLOP/s.
@@ -107,11 +108,6 @@ class Bursts {
   bool stop_ = false;
 };
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,27 +128,9 @@ int main(int argc, char** argv) {
   const double flops = 2.0 * static_cast<double>(
                                  sluice::inference::ComputeStats(model->graph()).macs) +
                        static_cast<double>(model->element_ops());
-  auto runner = model->CreateRunner("xnnpack", threads);
-  if (!runner.ok()) {
-    std::fprintf(stderr, "%s\n", runner.status().ToString().c_str());
-    return 1;
-  }
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (const auto& in : (*runner)->Inputs()) {
-    if (in.dtype != sluice::inference::ir::DType::kFloat32) continue;
-    for (int64_t i = 0; i < in.num_elements(); ++i) in.f32()[i] = u(rng);
-  }
-  auto block = [&] {  // median of `runs` timed runs after one untimed
-    std::vector<double> ms;
-    for (int i = 0; i <= runs; ++i) {
-      const auto t0 = Clock::now();
-      if (!(*runner)->Invoke().ok()) std::exit(1);
-      const double t = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      if (i > 0) ms.push_back(t);
-    }
-    return ms;
-  };
+  std::unique_ptr<sluice::inference::Runner> runner =
+      sluice::bench::XnnpackRunnerWithInputs(*model, threads);
+  auto block = [&] { return sluice::bench::TimedBlock(*runner, runs); };
   Bursts bursts(threads - 1);
   block();  // warm-up
   std::vector<double> ratios, peaks, medians, all;
@@ -172,13 +150,11 @@ int main(int argc, char** argv) {
     medians.push_back(med);
     all.insert(all.end(), ms.begin(), ms.end());
   }
-  const char* name = argv[1];
-  for (const char* c = argv[1]; *c; ++c)
-    if (*c == '/') name = c + 1;
+  const std::string name = sluice::bench::FileName(argv[1]);
   std::printf(
       "paired_floor %s threads=%d pairs=%d mflop=%.1f x_floor_paired_median=%.2f "
       "x_floor_paired_min=%.2f peak_median_gflops=%.1f block_median_ms=%.3f min_ms=%.3f",
-      name, threads, pairs, flops / 1e6, Median(ratios),
+      name.c_str(), threads, pairs, flops / 1e6, Median(ratios),
       *std::min_element(ratios.begin(), ratios.end()), Median(peaks), Median(medians),
       *std::min_element(all.begin(), all.end()));
   if (std::getenv("PAIRED_FLOOR_DEBUG")) {
