@@ -125,18 +125,78 @@ __attribute__((target("avx512f"), always_inline)) inline void Pixels(
   }
 }
 
+// Pixels<K, R, true> for two whole groups at once (the second at +16
+// floats, its weights at +group_floats): 2R accumulators, so that the FMA
+// chains hide their latency with room to spare (R = 8 alone just covers 2
+// ports x 4 cycles; the 4- and 1-pixel blocks at a row's end do not).
+// Per output the same taps in the same order: the same bits.
+template <int K, int R>
+__attribute__((target("avx512f"), always_inline)) inline void PixelsPair(
+    const float* const* rows, size_t off, size_t c, size_t step, const float* wp,
+    size_t group_floats, __m512 lo, __m512 hi, float* out, int ky_lo = 0, int ky_hi = K) {
+  __m512 acc0[R], acc1[R];
+  const __m512 bias0 = _mm512_load_ps(wp), bias1 = _mm512_load_ps(wp + group_floats);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc0[r] = bias0, acc1[r] = bias1;
+#pragma GCC unroll 8
+  for (int kx = 0; kx < K; ++kx) {
+#pragma GCC unroll 8
+    for (int ky = 0; ky < K; ++ky) {
+      if (ky < ky_lo || ky >= ky_hi) continue;
+      const __m512 w0 = _mm512_load_ps(wp + kGroup * (1 + ky * K + kx));
+      const __m512 w1 = _mm512_load_ps(wp + group_floats + kGroup * (1 + ky * K + kx));
+      const float* p = rows[ky] + off + kx * c;
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        acc0[r] = _mm512_fmadd_ps(_mm512_loadu_ps(p + r * step), w0, acc0[r]);
+        acc1[r] = _mm512_fmadd_ps(_mm512_loadu_ps(p + r * step + kGroup), w1, acc1[r]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(out + r * c, _mm512_min_ps(_mm512_max_ps(acc0[r], lo), hi));
+    _mm512_storeu_ps(out + r * c + kGroup, _mm512_min_ps(_mm512_max_ps(acc1[r], lo), hi));
+  }
+}
+
+// n (<= kBlock16) interior pixels of groups g, g + 1 (both whole): 8, or 4
+// then single ones, as the one-group paths split them.
+template <int K>
+__attribute__((target("avx512f"), always_inline)) inline void PairBlock(
+    const float* const* rows0, size_t off, size_t c, size_t step, const float* wp, int n,
+    __m512 lo, __m512 hi, float* o, int ky_lo, int ky_hi) {
+  const size_t group_floats = static_cast<size_t>(kGroup) * (K * K + 1);
+  if (n == kBlock16) {
+    PixelsPair<K, kBlock16>(rows0, off, c, step, wp, group_floats, lo, hi, o, ky_lo, ky_hi);
+    return;
+  }
+  int i = 0;
+  if (n >= 4) PixelsPair<K, 4>(rows0, off, c, step, wp, group_floats, lo, hi, o, ky_lo, ky_hi), i = 4;
+  for (; i < n; ++i) {
+    PixelsPair<K, 1>(rows0, off + i * step, c, step, wp, group_floats, lo, hi, o + i * c, ky_lo,
+                     ky_hi);
+  }
+}
+
 // The interior columns [x_lo, x_hi) of such a row, all groups (channels a
 // multiple of 16): blocks of 8 pixels, then 4, then single ones.
 template <int K>
 __attribute__((target("avx512f"))) void InteriorKy(const DepthwiseShape& s, const float* packed,
                                                    const float* const* rows0, int ky_lo, int ky_hi,
                                                    int x_lo, int x_hi, __m512 lo, __m512 hi,
-                                                   float* o0) {
+                                                   bool pairs, float* o0) {
   const size_t c = static_cast<size_t>(s.channels), step = s.stride_w * c;
   const int groups = s.channels / kGroup;
   for (int xb = x_lo; xb < x_hi; xb += kBlock16) {
     const int n = std::min(x_hi - xb, kBlock16);
-    for (int g = 0; g < groups; ++g) {
+    int g = 0;
+    for (; pairs && g + 2 <= groups; g += 2) {
+      PairBlock<K>(rows0, static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + g * kGroup, c,
+                   step, packed + static_cast<size_t>(g) * kGroup * (K * K + 1), n, lo, hi,
+                   o0 + static_cast<size_t>(xb) * c + g * kGroup, ky_lo, ky_hi);
+    }
+    for (; g < groups; ++g) {
       const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
       const size_t off = static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + g * kGroup;
       float* o = o0 + static_cast<size_t>(xb) * c + g * kGroup;
@@ -281,8 +341,8 @@ template <int K>
 __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float* packed,
                                             const float* flat, int phases, float out_min,
                                             float out_max, bool fast, bool ky_blocks,
-                                            const float* const* rows0, int ky_lo, int ky_hi,
-                                            float* o0) {
+                                            bool pairs, const float* const* rows0, int ky_lo,
+                                            int ky_hi, float* o0) {
   const size_t c = static_cast<size_t>(s.channels);
   const int groups = (s.channels + kGroup - 1) / kGroup;
   const __m512 lo = _mm512_set1_ps(out_min), hi = _mm512_set1_ps(out_max);
@@ -325,7 +385,7 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
     }
   }
   if (interior_ky) {
-    if (x_hi > x_lo) InteriorKy<K>(s, packed, rows0, ky_lo, ky_hi, x_lo, x_hi, lo, hi, o0);
+    if (x_hi > x_lo) InteriorKy<K>(s, packed, rows0, ky_lo, ky_hi, x_lo, x_hi, lo, hi, pairs, o0);
     return;
   }
   if (s.channels == kGroup && s.stride_w <= 2 && x_hi > x_lo && fast) {
@@ -351,7 +411,14 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
   // order) overlap instead of waiting on each other's latency.
   for (int xb = x_lo; xb < x_hi; xb += kBlock) {
     const int n = std::min(x_hi - xb, kBlock);
-    for (int g = 0; g < groups; ++g) {
+    int g = 0;
+    for (; pairs && fast && g + 2 <= full; g += 2) {  // whole groups two at a time
+      const size_t gofs = static_cast<size_t>(g) * kGroup;
+      PairBlock<K>(rows0, static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + gofs, c,
+                   s.stride_w * c, packed + gofs * (K * K + 1), n, lo, hi,
+                   o0 + static_cast<size_t>(xb) * c + gofs, 0, K);
+    }
+    for (; g < groups; ++g) {
       const int left = s.channels - g * kGroup;
       const __mmask16 mask = static_cast<__mmask16>(left >= kGroup ? 0xffffu : ((1u << left) - 1));
       const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
@@ -432,6 +499,8 @@ DepthwiseConv::DepthwiseConv(const DepthwiseShape& s, const float* weights, cons
   fast_ = !(fast && *fast == '0');
   const char* ky = std::getenv("SLUICE_XNNPACK_DW_KY_BLOCKS");
   ky_blocks_ = !(ky && *ky == '0');
+  const char* pairs = std::getenv("SLUICE_XNNPACK_DW_PAIRS");
+  pairs_ = !(pairs && *pairs == '0');
   // SLUICE_XNNPACK_DW_FLAT=0: 16-channel groups only (for A/B).
   static const bool flat_on = [] {
     const char* e = std::getenv("SLUICE_XNNPACK_DW_FLAT");
@@ -504,9 +573,9 @@ void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) cons
   const int ky_lo = std::max(0, -iy0), ky_hi = std::min(s_.kernel, s_.in_h - iy0);
   const float* flat = flat_.empty() ? nullptr : flat_.data();
   if (s_.kernel == 3) {
-    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, rows, ky_lo, ky_hi, out_row);
+    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, pairs_, rows, ky_lo, ky_hi, out_row);
   } else {
-    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, rows, ky_lo, ky_hi, out_row);
+    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, pairs_, rows, ky_lo, ky_hi, out_row);
   }
 #else
   (void)rows, (void)y, (void)out_row;

@@ -84,6 +84,9 @@ class DepthwiseConv {
   // interior columns in blocks of 8 whole-group pixels with those taps
   // skipped, the edge pixels' order (SLUICE_XNNPACK_DW_KY_BLOCKS=0: not).
   bool ky_blocks_ = true;
+  // Whole-group interior blocks two groups at a time (depthwise_conv.cc
+  // PixelsPair, PairBlock); SLUICE_XNNPACK_DW_PAIRS=0 (read at construction): one.
+  bool pairs_ = true;
 };
 
 }  // namespace sluice::inference::xnn

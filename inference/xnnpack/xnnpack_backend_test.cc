@@ -559,9 +559,12 @@ TEST(XnnpackBackendTest, DepthwiseConvolutionsMatchReference) {
 // image whose rows are all edge rows); whole-group interior blocks (plain
 // loads); the interior columns of the rows whose taps reach above or below
 // the image in whole-group blocks (SLUICE_XNNPACK_DW_KY_BLOCKS; 9x16x128 5x5
-// as in selfie_segmentation_landscape). The same bits as the general path
-// (SLUICE_XNNPACK_DW16=0), as without the row blocks, and close to the
-// reference, 1 and 2 threads.
+// as in selfie_segmentation_landscape); interior blocks of 8, 4 and 1
+// pixels two whole groups at a time (SLUICE_XNNPACK_DW_PAIRS; C = 128, 96,
+// 64, 32: pairs only; 112, 48: a group left; 40: a pair and a partial
+// group). The same bits as the general path (SLUICE_XNNPACK_DW16=0), as
+// without the row blocks or the pairs, and close to the reference, 1 and 2
+// threads.
 TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
   struct Case {
     int h, w, c, k, stride;
@@ -609,6 +612,8 @@ TEST(XnnpackBackendTest, Depthwise16ChannelRowsMatchGeneralPathBitForBit) {
       ExpectSameBits(got,
                      RunOnSwitchedOff("SLUICE_XNNPACK_DW_KY_BLOCKS", *xnn, g, {in}, threads),
                      "row blocks, threads " + std::to_string(threads));
+      ExpectSameBits(got, RunOnSwitchedOff("SLUICE_XNNPACK_DW_PAIRS", *xnn, g, {in}, threads),
+                     "group pairs, threads " + std::to_string(threads));
       ExpectNear(got, want, 1e-5f);
     }
   }
