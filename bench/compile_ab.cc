@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   std::printf(
       "compile_ab %s threads=%d runs=%zu A=%s B=%s a_median_ms=%.3f a_min_ms=%.3f "
       "b_median_ms=%.3f b_min_ms=%.3f paired_b_over_a=%.3f\n",
-      name.c_str(), threads, all[0].size(), setting[0].c_str(), setting[1].c_str(), Median(all[0]), min0,
-      Median(all[1]), min1, Median(ratios));
+      name.c_str(), threads, all[0].size(), setting[0].c_str(), setting[1].c_str(),
+      Median(all[0]), min0, Median(all[1]), min1, Median(ratios));
   return 0;
 }

@@ -113,10 +113,9 @@ def main():
     print("| model | threads | ours | Google | ours/Google |\n|---|---:|---:|---:|---:|")
     for m in models:
         path = f"{MODELS}/{m}.tflite"
+        shape = tfl.Interpreter(model_path=path).get_input_details()[0]["shape"]
+        x = np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32)
         for t in threads:
-            probe = tfl.Interpreter(model_path=path)
-            shape = probe.get_input_details()[0]["shape"]
-            x = np.random.RandomState(0).uniform(0, 1, shape).astype(np.float32)
             sides = [Ours(lib, path, t, x), Google(path, t, x)]
             for s in sides:
                 block(s, 3)

@@ -160,19 +160,28 @@ __attribute__((target("avx512f"), always_inline)) inline void PixelsPair(
   }
 }
 
-// n (<= kBlock16) interior pixels of groups g, g + 1 (both whole): 8, or 4
-// then single ones, as the one-group paths split them.
+// n (<= kBlock16) interior pixels from column xb of groups g, g + 1 (both
+// whole) of output row o0: 8, or 4 then single ones, as the one-group paths
+// split them.
 template <int K>
 __attribute__((target("avx512f"), always_inline)) inline void PairBlock(
-    const float* const* rows0, size_t off, size_t c, size_t step, const float* wp, int n,
-    __m512 lo, __m512 hi, float* o, int ky_lo, int ky_hi) {
+    const DepthwiseShape& s, const float* packed, const float* const* rows0, int xb, int g, int n,
+    __m512 lo, __m512 hi, float* o0, int ky_lo, int ky_hi) {
+  const size_t c = static_cast<size_t>(s.channels), step = s.stride_w * c;
   const size_t group_floats = static_cast<size_t>(kGroup) * (K * K + 1);
+  const size_t gofs = static_cast<size_t>(g) * kGroup;
+  const size_t off = static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + gofs;
+  const float* wp = packed + static_cast<size_t>(g) * group_floats;
+  float* o = o0 + static_cast<size_t>(xb) * c + gofs;
   if (n == kBlock16) {
     PixelsPair<K, kBlock16>(rows0, off, c, step, wp, group_floats, lo, hi, o, ky_lo, ky_hi);
     return;
   }
   int i = 0;
-  if (n >= 4) PixelsPair<K, 4>(rows0, off, c, step, wp, group_floats, lo, hi, o, ky_lo, ky_hi), i = 4;
+  if (n >= 4) {
+    PixelsPair<K, 4>(rows0, off, c, step, wp, group_floats, lo, hi, o, ky_lo, ky_hi);
+    i = 4;
+  }
   for (; i < n; ++i) {
     PixelsPair<K, 1>(rows0, off + i * step, c, step, wp, group_floats, lo, hi, o + i * c, ky_lo,
                      ky_hi);
@@ -192,9 +201,7 @@ __attribute__((target("avx512f"))) void InteriorKy(const DepthwiseShape& s, cons
     const int n = std::min(x_hi - xb, kBlock16);
     int g = 0;
     for (; pairs && g + 2 <= groups; g += 2) {
-      PairBlock<K>(rows0, static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + g * kGroup, c,
-                   step, packed + static_cast<size_t>(g) * kGroup * (K * K + 1), n, lo, hi,
-                   o0 + static_cast<size_t>(xb) * c + g * kGroup, ky_lo, ky_hi);
+      PairBlock<K>(s, packed, rows0, xb, g, n, lo, hi, o0, ky_lo, ky_hi);
     }
     for (; g < groups; ++g) {
       const float* wp = packed + static_cast<size_t>(g) * kGroup * (K * K + 1);
@@ -413,10 +420,7 @@ __attribute__((target("avx512f"))) void Row(const DepthwiseShape& s, const float
     const int n = std::min(x_hi - xb, kBlock);
     int g = 0;
     for (; pairs && fast && g + 2 <= full; g += 2) {  // whole groups two at a time
-      const size_t gofs = static_cast<size_t>(g) * kGroup;
-      PairBlock<K>(rows0, static_cast<size_t>(xb * s.stride_w - s.pad_left) * c + gofs, c,
-                   s.stride_w * c, packed + gofs * (K * K + 1), n, lo, hi,
-                   o0 + static_cast<size_t>(xb) * c + gofs, 0, K);
+      PairBlock<K>(s, packed, rows0, xb, g, n, lo, hi, o0, 0, K);
     }
     for (; g < groups; ++g) {
       const int left = s.channels - g * kGroup;
@@ -573,9 +577,11 @@ void DepthwiseConv::RunRow(const float* const* rows, int y, float* out_row) cons
   const int ky_lo = std::max(0, -iy0), ky_hi = std::min(s_.kernel, s_.in_h - iy0);
   const float* flat = flat_.empty() ? nullptr : flat_.data();
   if (s_.kernel == 3) {
-    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, pairs_, rows, ky_lo, ky_hi, out_row);
+    Row<3>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, pairs_, rows, ky_lo, ky_hi,
+           out_row);
   } else {
-    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, pairs_, rows, ky_lo, ky_hi, out_row);
+    Row<5>(s_, packed_, flat, phases_, min_, max_, fast_, ky_blocks_, pairs_, rows, ky_lo, ky_hi,
+           out_row);
   }
 #else
   (void)rows, (void)y, (void)out_row;

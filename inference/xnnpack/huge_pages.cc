@@ -31,7 +31,7 @@ namespace {
 
 constexpr size_t kAlign = 64;
 constexpr size_t kHugePage = size_t{2} << 20;
-// Blocks share chunks of this size; a bigger block gets a chunk of its own.
+// Blocks share chunks of this size; one over half of it gets a chunk of its own.
 constexpr size_t kChunk = size_t{4} << 20;
 
 size_t RoundUp(size_t v, size_t to) { return (v + to - 1) / to * to; }
