@@ -48,9 +48,9 @@ int main(int argc, char** argv) {
                  "usage: compile_ab MODEL [threads] [block_pairs] [runs_per_block] [A] [B]\n");
     return 2;
   }
-  const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
-  const int pairs = argc > 3 ? std::atoi(argv[3]) : 200;
-  const int runs = argc > 4 ? std::atoi(argv[4]) : 5;
+  const int threads = sluice::bench::PositiveArg(argc, argv, 2, 1, "threads");
+  const int pairs = sluice::bench::PositiveArg(argc, argv, 3, 200, "pairs");
+  const int runs = sluice::bench::PositiveArg(argc, argv, 4, 5, "runs per block");
   const std::string setting[2] = {argc > 5 ? argv[5] : "SLUICE_HUGE_PAGES=0",
                                   argc > 6 ? argv[6] : "SLUICE_HUGE_PAGES=1"};
   auto model = Model::Load(argv[1]);

@@ -53,6 +53,19 @@ inline std::vector<double> TimedBlock(inference::Runner& r, int runs) {
   return ms;
 }
 
+// argv[i] as a whole number in [1, 1000000] (`fallback` when absent); exits
+// with a message naming `what` when it is anything else.
+inline int PositiveArg(int argc, char** argv, int i, int fallback, const char* what) {
+  if (i >= argc) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(argv[i], &end, 10);
+  if (end == argv[i] || *end != '\0' || v < 1 || v > 1000000) {
+    std::fprintf(stderr, "%s: '%s' is not a whole number from 1 to 1000000\n", what, argv[i]);
+    std::exit(2);
+  }
+  return static_cast<int>(v);
+}
+
 // "dir/name.tflite" -> "name.tflite".
 inline std::string FileName(const std::string& path) {
   const size_t slash = path.rfind('/');

@@ -116,10 +116,14 @@ int main(int argc, char** argv) {
                  "usage: paired_floor MODEL [threads] [pairs] [runs_per_block] [fixed_peak]\n");
     return 2;
   }
-  const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
-  const int pairs = argc > 3 ? std::atoi(argv[3]) : 100;
-  const int runs = argc > 4 ? std::atoi(argv[4]) : 5;
+  const int threads = sluice::bench::PositiveArg(argc, argv, 2, 1, "threads");
+  const int pairs = sluice::bench::PositiveArg(argc, argv, 3, 100, "pairs");
+  const int runs = sluice::bench::PositiveArg(argc, argv, 4, 5, "runs per block");
   const double fixed_peak = argc > 5 ? std::atof(argv[5]) : 0;
+  if (argc > 5 && !(fixed_peak > 0)) {
+    std::fprintf(stderr, "fixed_peak: '%s' is not a positive GFLOP/s figure\n", argv[5]);
+    return 2;
+  }
   auto model = sluice::inference::Model::Load(argv[1]);
   if (!model.ok()) {
     std::fprintf(stderr, "%s\n", model.status().ToString().c_str());

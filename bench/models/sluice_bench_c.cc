@@ -42,15 +42,20 @@ int sluice_bench_num_inputs(void* h) {
   return static_cast<int>(static_cast<Handle*>(h)->runner->Inputs().size());
 }
 
-// Float elements of input i (0 when it is not float32).
+// Float elements of input i (0 when there is no such input or it is not float32).
 long sluice_bench_input_floats(void* h, int i) {
-  const auto& in = static_cast<Handle*>(h)->runner->Inputs()[static_cast<size_t>(i)];
+  const auto& inputs = static_cast<Handle*>(h)->runner->Inputs();
+  if (i < 0 || static_cast<size_t>(i) >= inputs.size()) return 0;
+  const auto& in = inputs[static_cast<size_t>(i)];
   return in.dtype == sluice::inference::ir::DType::kFloat32 ? static_cast<long>(in.num_elements())
                                                            : 0;
 }
 
+// Input i's floats (nullptr when sluice_bench_input_floats(h, i) is 0).
 float* sluice_bench_input(void* h, int i) {
-  return static_cast<Handle*>(h)->runner->Inputs()[static_cast<size_t>(i)].f32();
+  return sluice_bench_input_floats(h, i) > 0
+             ? static_cast<Handle*>(h)->runner->Inputs()[static_cast<size_t>(i)].f32()
+             : nullptr;
 }
 
 // 0 on success.
