@@ -39,6 +39,10 @@ double RunOneThread() {
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  if (threads < 1 || argc > 2) {  // ("--help" or "abc" read as 0 threads: a NaN per thread)
+    std::fprintf(stderr, "usage: cpu_peak [threads>=1]\n");
+    return 2;
+  }
   std::vector<double> gflops(threads);
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { gflops[t] = RunOneThread(); });
