@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -70,10 +71,16 @@ struct HugePageDeleter {
 using Buffer = std::unique_ptr<uint8_t, HugePageDeleter>;
 
 // Zeroed, 64-byte aligned, with the slack XNNPACK may read past the end; on
-// huge pages (huge_pages.h) like the packed weights.
+// huge pages (huge_pages.h) like the packed weights. Null when the system has
+// no memory left (HugePageAllocate throws): the caller reports which tensor.
 Buffer AllocateBuffer(size_t bytes) {
   const size_t size = (bytes + XNN_EXTRA_BYTES + 63) / 64 * 64;
-  auto* p = static_cast<uint8_t*>(HugePageAllocate(size));
+  uint8_t* p = nullptr;
+  try {
+    p = static_cast<uint8_t*>(HugePageAllocate(size));
+  } catch (const std::bad_alloc&) {
+    return Buffer();
+  }
   std::memset(p, 0, size);
   return Buffer(p);
 }
