@@ -53,11 +53,7 @@ int main(int argc, char** argv) {
   const int runs = sluice::bench::PositiveArg(argc, argv, 4, 5, "runs per block");
   const std::string setting[2] = {argc > 5 ? argv[5] : "SLUICE_HUGE_PAGES=0",
                                   argc > 6 ? argv[6] : "SLUICE_HUGE_PAGES=1"};
-  auto model = Model::Load(argv[1]);
-  if (!model.ok()) {
-    std::fprintf(stderr, "%s\n", model.status().ToString().c_str());
-    return 1;
-  }
+  const Model model = sluice::bench::LoadModelOrExit(argv[1]);
   std::unique_ptr<Runner> side[2];
   for (int s = 0; s < 2; ++s) {
     if (!Apply(setting[s])) {
@@ -65,7 +61,7 @@ int main(int argc, char** argv) {
                    setting[s].c_str());
       return 1;
     }
-    side[s] = sluice::bench::XnnpackRunnerWithInputs(*model, threads);
+    side[s] = sluice::bench::XnnpackRunnerWithInputs(model, threads);
     sluice::bench::TimedBlock(*side[s], 3);  // warm-up
   }
   std::vector<double> all[2], ratios;

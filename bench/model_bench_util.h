@@ -21,6 +21,16 @@ inline double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The model at `path`; exits with the loader's error otherwise.
+inline inference::Model LoadModelOrExit(const char* path) {
+  auto m = inference::Model::Load(path);
+  if (!m.ok()) {
+    std::fprintf(stderr, "%s\n", m.status().ToString().c_str());
+    std::exit(1);
+  }
+  return std::move(*m);
+}
+
 // The xnnpack runner of `model` with `threads`, its float inputs uniform in
 // [-1, 1) (the same for every call); exits with the error otherwise.
 inline std::unique_ptr<inference::Runner> XnnpackRunnerWithInputs(const inference::Model& model,

@@ -124,16 +124,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fixed_peak: '%s' is not a positive GFLOP/s figure\n", argv[5]);
     return 2;
   }
-  auto model = sluice::inference::Model::Load(argv[1]);
-  if (!model.ok()) {
-    std::fprintf(stderr, "%s\n", model.status().ToString().c_str());
-    return 1;
-  }
+  const sluice::inference::Model model = sluice::bench::LoadModelOrExit(argv[1]);
   const double flops = 2.0 * static_cast<double>(
-                                 sluice::inference::ComputeStats(model->graph()).macs) +
-                       static_cast<double>(model->element_ops());
+                                 sluice::inference::ComputeStats(model.graph()).macs) +
+                       static_cast<double>(model.element_ops());
   std::unique_ptr<sluice::inference::Runner> runner =
-      sluice::bench::XnnpackRunnerWithInputs(*model, threads);
+      sluice::bench::XnnpackRunnerWithInputs(model, threads);
   auto block = [&] { return sluice::bench::TimedBlock(*runner, runs); };
   Bursts bursts(threads - 1);
   block();  // warm-up
