@@ -6,7 +6,7 @@ table. A benchmark, not a test.
 usage: bench_models.py [--tool build/tests/oracle/sluice_run_model]
                        [--models ../shared/models] [--threads 1,2] [--iters 30]
                        [--backend xnnpack] [--rounds 1] [--only m1,m2]
-                       [--peak 1:166,2:332 [--cli build/tools/sluice]]
+                       [--peak 1:166,2:332 [--cli build/tools/sluice]] [--ours-only]
 Run it with the oracle venv's python (tests/oracle/setup_oracle_venv.sh).
 Each cell is "median (min)" of --iters timed invocations after two warm-up
 runs; both sides time Invoke() only (inputs already in place). ratio = ours /
@@ -20,7 +20,8 @@ build/bench/cpu_peak), two columns per thread count give our minimum over the
 model's FLOP floor: "x floor" with the model's FLOPs as MODELS_INVENTORY.md
 counts them (`sluice model-info`'s "FLOPs": 2 x MACs + the elementwise
 operations) / peak, and "x MAC floor" with 2 x MACs alone (stricter, the
-column earlier tables gave as "x floor").
+column earlier tables gave as "x floor"). --ours-only skips Google's
+interpreter (its cells read n/a): a quick floor table while the host is quiet.
 """
 import argparse
 import glob
@@ -78,6 +79,8 @@ def main():
                     help="GFLOP/s per thread count, e.g. 1:166,2:332: adds 'x floor' columns")
     ap.add_argument("--cli", default=os.path.join(REPO, "build", "tools", "sluice"),
                     help="the sluice CLI, for the MACs of --peak")
+    ap.add_argument("--ours-only", action="store_true",
+                    help="time only our engine (no Google columns filled)")
     a = ap.parse_args()
     peak = {int(k): float(v) for k, v in (p.split(":") for p in a.peak.split(",") if p)}
 
@@ -124,9 +127,9 @@ def main():
                 else:
                     o, why = timing([a.tool, m, inp, os.path.join(work, "o_"), "--backend",
                                      a.backend, "--threads", str(t), "--bench", str(a.iters)])
-                g, gwhy = timing([sys.executable, os.path.join(ORACLE, "run_tflite.py"), m,
-                                  inp, os.path.join(work, "g_"), "--threads", str(t),
-                                  "--bench", str(a.iters)])
+                g, gwhy = (None, "not run (--ours-only)") if a.ours_only else timing(
+                    [sys.executable, os.path.join(ORACLE, "run_tflite.py"), m, inp,
+                     os.path.join(work, "g_"), "--threads", str(t), "--bench", str(a.iters)])
                 if o:
                     runs_ours.append(o)
                 if g:
@@ -134,7 +137,7 @@ def main():
             ours, google = combine(runs_ours), combine(runs_google)
             if ours is None:
                 notes.append(f"{name} ({t} threads), ours: {why}")
-            if google is None and t == threads[0]:
+            if google is None and t == threads[0] and not a.ours_only:
                 notes.append(f"{name}: Google's interpreter: {gwhy}")
             ratio = "n/a"
             if ours and google:
