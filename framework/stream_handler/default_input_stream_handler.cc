@@ -4,6 +4,7 @@
 
 #include "framework/stream_handler/builtin_handlers.h"
 #include "proto/stream_handler_options.pb.h"
+#include "util/status_macros.h"
 
 namespace sluice {
 namespace {
@@ -12,7 +13,7 @@ class DefaultHandler : public InputStreamHandler {
  public:
   absl::Status Init(const PortMap& inputs, const mediapipe::MediaPipeOptions& options,
                     bool process_bounds) override {
-    InputStreamHandler::Init(inputs, options, process_bounds);
+    RETURN_IF_ERROR(InputStreamHandler::Init(inputs, options, process_bounds));
     std::vector<int> ids(num_inputs_);
     for (int i = 0; i < num_inputs_; ++i) ids[i] = i;
     set_ = std::make_unique<SyncSet>(std::move(ids));
@@ -119,7 +120,7 @@ class SyncSetHandler : public InputStreamHandler {
  public:
   absl::Status Init(const PortMap& inputs, const mediapipe::MediaPipeOptions& options,
                     bool process_bounds) override {
-    InputStreamHandler::Init(inputs, options, process_bounds);
+    RETURN_IF_ERROR(InputStreamHandler::Init(inputs, options, process_bounds));
     std::vector<bool> used(num_inputs_, false);
     if (options.HasExtension(mediapipe::SyncSetInputStreamHandlerOptions::ext)) {
       for (const auto& s : options.GetExtension(mediapipe::SyncSetInputStreamHandlerOptions::ext).sync_set()) {

@@ -1,6 +1,7 @@
 // ImmediateInputStreamHandler: every stream is its own sync set; a node runs as
 // soon as any stream has a packet (or, with ProcessTimestampBounds, a new bound).
 #include "framework/stream_handler/builtin_handlers.h"
+#include "util/status_macros.h"
 
 namespace sluice {
 namespace {
@@ -9,7 +10,7 @@ class ImmediateHandler : public InputStreamHandler {
  public:
   absl::Status Init(const PortMap& inputs, const mediapipe::MediaPipeOptions& options,
                     bool process_bounds) override {
-    InputStreamHandler::Init(inputs, options, process_bounds);
+    RETURN_IF_ERROR(InputStreamHandler::Init(inputs, options, process_bounds));
     for (int i = 0; i < num_inputs_; ++i) sets_.emplace_back(std::vector<int>{i});
     done_.assign(num_inputs_, false);
     ready_.assign(num_inputs_, Timestamp::Unset());
