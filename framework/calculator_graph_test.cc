@@ -220,6 +220,26 @@ TEST(CalculatorGraphTest, ErrorsNameThePhaseAndTheNode) {
               HasSubstr("Calculator::Close() for node \"boom\" failed: close failed on purpose"));
 }
 
+// Once a run has ended on an error (here a node's Open), adding a packet
+// reports that error, not "call StartRun first" (which the run did).
+TEST(CalculatorGraphTest, AddingToARunThatFailedNamesItsError) {
+  CalculatorGraph g;
+  ASSERT_TRUE(g.Initialize(ParseConfigOrDie(R"pb(
+    input_stream: "in"
+    input_side_packet: "fail"
+    input_side_packet: "log"
+    node { name: "boom" calculator: "TestFailingCalculator" input_stream: "in" output_stream: "out"
+           input_side_packet: "FAIL:fail" input_side_packet: "LOG:log" }
+  )pb")).ok());
+  TestLog log;
+  ASSERT_TRUE(g.StartRun({{"fail", MakePacket<std::string>("open")}, {"log", log.AsPacket()}}).ok());
+  EXPECT_THAT(g.WaitUntilDone().ToString(), HasSubstr("open failed on purpose"));
+  const absl::Status s = AddInt(&g, "in", 1, 1);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.ToString(), HasSubstr("The graph run has failed"));
+  EXPECT_THAT(s.ToString(), HasSubstr("open failed on purpose"));
+}
+
 TEST(CalculatorGraphTest, CancelStopsRunAndKeepsEarlierPackets) {
   CalculatorGraph g;
   ASSERT_TRUE(g.Initialize(ParseConfigOrDie(R"pb(

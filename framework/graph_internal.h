@@ -314,6 +314,8 @@ class GraphImpl {
   void FinishRun();
   void HandleThrottledIdle();
   absl::Status CombinedStatus();
+  // "The graph run has failed: " and the run's first error (for the adders).
+  absl::Status RunFailedError();
   void WaitLoop(const std::function<bool()>& done);
   GraphInput* FindInput(const std::string& name);
 

@@ -339,6 +339,11 @@ absl::Status GraphImpl::GraphStatus() {
   return errors_.empty() ? absl::OkStatus() : errors_.front();
 }
 
+absl::Status GraphImpl::RunFailedError() {
+  return absl::FailedPreconditionError("The graph run has failed: " +
+                                       std::string(GraphStatus().message()));
+}
+
 absl::Status GraphImpl::CombinedStatus() {
   std::lock_guard<std::mutex> l(errors_mu_);
   if (errors_.empty()) return absl::OkStatus();
@@ -386,11 +391,14 @@ absl::Status GraphImpl::AddPacket(const std::string& name, Packet packet) {
   {
     std::lock_guard<std::mutex> l(run_mu_);
     if (!running_) {
+      // A run that already ended on an error (a node's Open failing, say)
+      // reports that error, not a missing StartRun.
+      if (done_ && stopping_) return RunFailedError();
       return absl::FailedPreconditionError("Cannot add a packet to " + Quote(name) +
                                            ": the graph is not running (call StartRun first)");
     }
   }
-  if (stopping_) return absl::FailedPreconditionError("The graph run has failed: " + std::string(GraphStatus().message()));
+  if (stopping_) return RunFailedError();
   if (packet.IsEmpty()) {
     return absl::InvalidArgumentError("Empty packet added to graph input stream " + Quote(name));
   }
@@ -422,7 +430,7 @@ absl::Status GraphImpl::AddPacket(const std::string& name, Packet packet) {
       --waiting_adders_;
     }
   }
-  if (stopping_) return absl::FailedPreconditionError("The graph run has failed: " + std::string(GraphStatus().message()));
+  if (stopping_) return RunFailedError();
   {
     std::lock_guard<std::mutex> l(in->mu);
     if (in->closed) {

@@ -97,7 +97,7 @@ TEST(TensorsToClassificationCalculatorTest, MissingLabelFileIsAnError) {
   auto run = RunGraph(Graph("label_map_path: \"/nonexistent/labels.txt\""),
                       {{"tensors", TensorAt({1, 1}, {0.5f}, 1)}}, {"out"});
   ASSERT_FALSE(run.status.ok());
-  EXPECT_NE(std::string(run.status.message()).find("labels.txt"), std::string::npos);
+  EXPECT_NE(std::string(run.status.message()).find("labels.txt"), std::string::npos) << run.status;
 }
 
 }  // namespace
