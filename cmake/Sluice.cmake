@@ -27,6 +27,22 @@ function(sluice_proto_library target)
   target_compile_options(${target} PRIVATE -w)
 endfunction()
 
+# Sanitized builds run the tests several times slower (TSan up to ~10x: the
+# reference backend's model runs), so every test's time limit is scaled.
+if(SLUICE_SANITIZE STREQUAL "thread")
+  set(SLUICE_TIMEOUT_SCALE 8)
+elseif(SLUICE_SANITIZE STREQUAL "address")
+  set(SLUICE_TIMEOUT_SCALE 3)
+else()
+  set(SLUICE_TIMEOUT_SCALE 1)
+endif()
+
+# sluice_set_timeout(<seconds> <tests>...): the tests' time limit, scaled as above.
+function(sluice_set_timeout seconds)
+  math(EXPR scaled "${seconds} * ${SLUICE_TIMEOUT_SCALE}")
+  set_tests_properties(${ARGN} PROPERTIES TIMEOUT ${scaled})
+endfunction()
+
 # sluice_test(<name> SOURCES <files> [LIBS <targets>] [WHOLE <targets>] [LABELS <labels>])
 # One gtest binary = one ctest entry. WHOLE lists libraries whose static registrations
 # (calculators, subgraphs) must survive linking.
@@ -40,8 +56,8 @@ function(sluice_test name)
   sluice_link_whole(${name} ${A_WHOLE})
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "SLUICE_SOURCE_DIR=${CMAKE_SOURCE_DIR};SLUICE_SHARED_DIR=${SLUICE_SHARED_DIR}"
-    TIMEOUT 300)
+    ENVIRONMENT "SLUICE_SOURCE_DIR=${CMAKE_SOURCE_DIR};SLUICE_SHARED_DIR=${SLUICE_SHARED_DIR}")
+  sluice_set_timeout(300 ${name})
   if(A_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}")
   endif()
