@@ -185,16 +185,20 @@ TEST(CalculatorGraphTest, SourceLayersRunOneAfterAnother) {
   EXPECT_THAT(log.Lines(), ElementsAre("0:0", "1:1", "2:2", "close", "0:0", "1:1", "close"));
 }
 
+// Node "boom" fails in the phase named by side packet "fail" ("open",
+// "process" or "close"), logging to side packet "log".
+constexpr char kFailingGraph[] = R"pb(
+  input_stream: "in"
+  input_side_packet: "fail"
+  input_side_packet: "log"
+  node { name: "boom" calculator: "TestFailingCalculator" input_stream: "in" output_stream: "out"
+         input_side_packet: "FAIL:fail" input_side_packet: "LOG:log" }
+  node { calculator: "TestAddOneCalculator" input_stream: "out" output_stream: "out2" }
+)pb";
+
 std::string RunFailing(const std::string& phase, TestLog* log) {
   CalculatorGraph g;
-  EXPECT_TRUE(g.Initialize(ParseConfigOrDie(R"pb(
-    input_stream: "in"
-    input_side_packet: "fail"
-    input_side_packet: "log"
-    node { name: "boom" calculator: "TestFailingCalculator" input_stream: "in" output_stream: "out"
-           input_side_packet: "FAIL:fail" input_side_packet: "LOG:log" }
-    node { calculator: "TestAddOneCalculator" input_stream: "out" output_stream: "out2" }
-  )pb")).ok());
+  EXPECT_TRUE(g.Initialize(ParseConfigOrDie(kFailingGraph)).ok());
   if (!g.StartRun({{"fail", MakePacket<std::string>(phase)}, {"log", log->AsPacket()}}).ok()) {
     return "StartRun failed";
   }
@@ -224,13 +228,7 @@ TEST(CalculatorGraphTest, ErrorsNameThePhaseAndTheNode) {
 // reports that error, not "call StartRun first" (which the run did).
 TEST(CalculatorGraphTest, AddingToARunThatFailedNamesItsError) {
   CalculatorGraph g;
-  ASSERT_TRUE(g.Initialize(ParseConfigOrDie(R"pb(
-    input_stream: "in"
-    input_side_packet: "fail"
-    input_side_packet: "log"
-    node { name: "boom" calculator: "TestFailingCalculator" input_stream: "in" output_stream: "out"
-           input_side_packet: "FAIL:fail" input_side_packet: "LOG:log" }
-  )pb")).ok());
+  ASSERT_TRUE(g.Initialize(ParseConfigOrDie(kFailingGraph)).ok());
   TestLog log;
   ASSERT_TRUE(g.StartRun({{"fail", MakePacket<std::string>("open")}, {"log", log.AsPacket()}}).ok());
   EXPECT_THAT(g.WaitUntilDone().ToString(), HasSubstr("open failed on purpose"));
