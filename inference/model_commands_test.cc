@@ -6,6 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "inference/model.h"
+#include "inference/model_stats.h"
 #include "inference/testing/test_inputs.h"
 #include "tools/commands.h"
 
@@ -93,6 +95,55 @@ TEST(ModelCommandsTest, PerOpNamesTheOpsOfFusedSteps) {
       << out.substr(head, 120);
   EXPECT_GT(min_sum, 0);
   EXPECT_GE(mean_sum, min_sum);
+}
+
+// The per-op MFLOP column counts 2 x MACs + element operations of the loaded
+// ops: its "by type" rows sum to that however the steps are fused (the selfie
+// decoders fuse up to six ops a step), and the total line says so next to
+// model-info's figure (the file's ops: RELUs fused at load count there).
+TEST(ModelCommandsTest, PerOpFlopsSumToTheLoadedOpsFlops) {
+  struct Case {
+    const char* model;
+    double file_mflop;  // model-info's "FLOPs:" (MODELS_INVENTORY.md), in M
+  };
+  for (const Case& c : {Case{"face_detection_short_range.tflite", 63.714176},
+                        Case{"selfie_segmentation_landscape.tflite", 71.900256}}) {
+    auto model = inference::Model::Load(Model(c.model));
+    ASSERT_TRUE(model.ok()) << model.status();
+    const inference::ir::Graph& g = model->graph();
+    const double loaded_mflop =
+        (2.0 * static_cast<double>(inference::ComputeStats(g).macs) +
+         static_cast<double>(inference::ElementOps(g))) / 1e6;
+    const std::string out = RunCli({"bench-model", Model(c.model), "--backend", "xnnpack",
+                                    "--runs", "1", "--warmup", "0", "--per-op"});
+    const size_t at = out.find("\nby type:\n");
+    ASSERT_NE(at, std::string::npos) << c.model << "\n" << out;
+    std::istringstream lines(out.substr(at + 10));
+    std::string header;
+    std::getline(lines, header);
+    double sum = 0, total = -1, file = -1;
+    int rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (std::sscanf(line.c_str(), "total %lf (model-info's FLOPs: %lf M", &total, &file) == 2) {
+        continue;
+      }
+      // "TYPE [KxK] [+fused]  COUNT  MFLOP  ms  %  GFLOP/s": MFLOP is the
+      // fourth number from the end.
+      std::istringstream fields(line);
+      std::vector<std::string> f;
+      for (std::string v; fields >> v;) f.push_back(v);
+      if (f.size() < 6 || f[0] == "runs:" || f[0] == "bench-model") continue;
+      sum += std::stod(f[f.size() - 4]);
+      ++rows;
+    }
+    ASSERT_GT(rows, 0) << c.model;
+    // Each row is printed to 0.01 MFLOP.
+    EXPECT_NEAR(sum, loaded_mflop, 0.005 * rows + 1e-9) << c.model << "\n" << out;
+    EXPECT_NEAR(total, loaded_mflop, 0.005) << c.model;
+    EXPECT_NEAR(file, c.file_mflop, 0.005) << c.model;
+    // Both models have RELUs that the load passes fuse.
+    EXPECT_LT(loaded_mflop, c.file_mflop) << c.model;
+  }
 }
 
 TEST(ModelCommandsTest, BenchModelLastLineHasTheFixedFormat) {

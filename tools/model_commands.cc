@@ -107,9 +107,9 @@ void ModelInfo(const std::string& path, const std::string& backend, int threads,
   }
 }
 
-// `bench-model --per-op`: the ops sorted by time (min over the runs), then the
-// time per op type. Each op runs as its own step (no fusion across ops), so the
-// sum exceeds the normal Invoke() time.
+// `bench-model --per-op`: the backend's steps sorted by time (min over the
+// runs), then the time per op type. Each step is timed on its own, so the sum
+// of the means exceeds the normal Invoke() time.
 void PrintOpTimes(const inference::Model& model, const inference::Runner& runner) {
   const std::vector<inference::OpTime> times = runner.OpTimes();
   if (times.empty()) {
@@ -142,11 +142,14 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
     const inference::OpTime& t = times[k];
     const inference::ir::Op& op = g.ops[t.op];
     const std::string type(inference::ir::OpTypeName(op.type));
-    // A step may run several fused ops: its FLOPs are theirs together, and
-    // its type reads e.g. "CONV_2D+2" (the first op and two more).
+    // A step may run several fused ops: its FLOPs are theirs together (2 x
+    // MACs + element operations, as model-info counts them but on the loaded
+    // ops: see the total line below), and its type reads e.g. "CONV_2D+2"
+    // (the first op and two more).
     double flop = 0;
     for (int o : t.ops.empty() ? std::vector<int>{t.op} : t.ops) {
-      flop += 2.0 * static_cast<double>(inference::OpMacs(g, o));
+      flop += 2.0 * static_cast<double>(inference::OpMacs(g, o)) +
+              static_cast<double>(inference::OpElementOps(g, o));
     }
     const size_t fused = t.ops.size() > 1 ? t.ops.size() - 1 : 0;
     const std::string out =
@@ -174,10 +177,19 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
   std::vector<std::pair<std::string, Agg>> rows(by_type.begin(), by_type.end());
   std::sort(rows.begin(), rows.end(),
             [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  double total_flop = 0;
   for (const auto& [k, a] : rows) {
     std::printf("%-28s %5d %9.2f %7.3f %6.2f %8.1f\n", k.c_str(), a.n, a.flop / 1e6, a.ms,
                 100.0 * a.ms / sum, a.ms > 0 ? a.flop / (a.ms * 1e6) : 0.0);
+    total_flop += a.flop;
   }
+  // model-info counts the file's ops, where a RELU that the load passes fuse
+  // into the filter or ADD before it is an elementwise pass of its own.
+  const double file_flop = 2.0 * static_cast<double>(inference::ComputeStats(g).macs) +
+                           static_cast<double>(model.element_ops());
+  std::printf("%-28s %5s %9.2f   (model-info's FLOPs: %.2f M, counted on the file's ops: a RELU "
+              "fused at load is its own pass there)\n",
+              "total", "", total_flop / 1e6, file_flop / 1e6);
 }
 
 void BenchModel(const std::string& path, const std::string& backend, int threads, int runs,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the one command for "does it all work?".
 #   bash tools/test.sh            # Release build in build/
-#   SLUICE_SANITIZE=address bash tools/test.sh   # ASan+UBSan build in build-asan/
-#   SLUICE_SANITIZE=thread  bash tools/test.sh   # TSan build in build-tsan/
+#   SLUICE_SANITIZE=address bash tools/test.sh   # ASan+UBSan build in build-address/
+#   SLUICE_SANITIZE=thread  bash tools/test.sh   # TSan build in build-thread/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
