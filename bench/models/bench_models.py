@@ -21,7 +21,8 @@ model's FLOP floor: "x floor" with the model's FLOPs as MODELS_INVENTORY.md
 counts them (`sluice model-info`'s "FLOPs": 2 x MACs + the elementwise
 operations) / peak, and "x MAC floor" with 2 x MACs alone (stricter, the
 column earlier tables gave as "x floor"). --ours-only skips Google's
-interpreter (its cells read n/a): a quick floor table while the host is quiet.
+interpreter (its cells read n/a; then any python with numpy will do): a quick
+floor table while the host is quiet.
 """
 import argparse
 import glob
@@ -84,10 +85,18 @@ def main():
     a = ap.parse_args()
     peak = {int(k): float(v) for k, v in (p.split(":") for p in a.peak.split(",") if p)}
 
-    try:
-        from ai_edge_litert import interpreter as tfl
-    except ImportError:
-        from tflite_runtime import interpreter as tfl
+    if not a.ours_only:
+        # Google's interpreter runs in run_tflite.py under this same python:
+        # check here that it is importable, before the first model.
+        try:
+            import ai_edge_litert.interpreter  # noqa: F401
+        except ImportError:
+            try:
+                import tflite_runtime.interpreter  # noqa: F401
+            except ImportError:
+                sys.exit("bench_models.py: Google's interpreter (ai-edge-litert or tflite-runtime) "
+                         "is not importable by " + sys.executable + ": use the oracle venv's "
+                         "python (tests/oracle/setup_oracle_venv.sh), or pass --ours-only")
     work = tempfile.mkdtemp(prefix="sluice_bench_")
     threads = [int(t) for t in a.threads.split(",")]
     per_t = 5 if peak else 3
