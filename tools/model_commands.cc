@@ -48,6 +48,12 @@ void FillInputs(inference::Runner& runner) {
   }
 }
 
+// The FLOPs model-info prints (MODELS_INVENTORY.md's count, on the file's
+// ops): 2 x MACs + the element operations Model counted before its passes.
+int64_t FileFlops(const Model& model, const inference::ModelStats& stats) {
+  return 2 * stats.macs + model.element_ops();
+}
+
 void ModelInfo(const std::string& path, const std::string& backend, int threads, bool list_ops) {
   absl::StatusOr<Model> model = Model::Load(path);
   if (!model.ok()) Fail(model.status());
@@ -59,7 +65,7 @@ void ModelInfo(const std::string& path, const std::string& backend, int threads,
               model->graph().ops.size());
   std::printf("MACs: %lld\n", static_cast<long long>(stats.macs));
   std::printf("FLOPs: %lld (2 x MACs + %lld element operations)\n",
-              static_cast<long long>(2 * stats.macs + model->element_ops()),
+              static_cast<long long>(FileFlops(*model, stats)),
               static_cast<long long>(model->element_ops()));
   std::printf("params: %lld float weights, %.2f MiB resident\n",
               static_cast<long long>(stats.params), stats.param_bytes / (1024.0 * 1024.0));
@@ -185,8 +191,7 @@ void PrintOpTimes(const inference::Model& model, const inference::Runner& runner
   }
   // model-info counts the file's ops, where a RELU that the load passes fuse
   // into the filter or ADD before it is an elementwise pass of its own.
-  const double file_flop = 2.0 * static_cast<double>(inference::ComputeStats(g).macs) +
-                           static_cast<double>(model.element_ops());
+  const double file_flop = static_cast<double>(FileFlops(model, inference::ComputeStats(g)));
   std::printf("%-28s %5s %9.2f   (model-info's FLOPs: %.2f M, counted on the file's ops: a RELU "
               "fused at load is its own pass there)\n",
               "total", "", total_flop / 1e6, file_flop / 1e6);
